@@ -1,0 +1,144 @@
+"""Small pure helpers the lab checks share: safe navigation, JSON types, times, Argo CD facts."""
+
+from __future__ import annotations
+
+import datetime
+
+from ansible.module_utils.labgrader.result import failed
+
+MISSING = object()
+
+
+def dig(obj, *keys, default=None):
+    """obj[k1][k2]... where every level may be absent or of the wrong type."""
+    for key in keys:
+        in_dict = isinstance(obj, dict) and key in obj
+        in_list = isinstance(obj, list) and isinstance(key, int) and -len(obj) <= key < len(obj)
+        if in_dict or in_list:
+            obj = obj[key]
+        else:
+            return default
+    return obj
+
+
+def json_type(value):
+    """The JSON name of a Python value, as a learner would call it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def is_integer(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def typed_field(data, key, expected_type, what):
+    """Return (value, None) when data[key] has the JSON type, else (None, failing Verdict).
+
+    expected_type: "number", "integer", "string", "boolean", "string-or-null".
+    """
+    if key not in data:
+        return None, failed("missing_key", expected=expected_type, found=None, what=what, key=key)
+    value = data[key]
+    ok = {
+        "number": is_number,
+        "integer": is_integer,
+        "string": lambda v: isinstance(v, str),
+        "boolean": lambda v: isinstance(v, bool),
+        "string-or-null": lambda v: v is None or isinstance(v, str),
+    }[expected_type](value)
+    if not ok:
+        return None, failed("wrong_type", expected=expected_type, found=value, what=what,
+                            expected_type=expected_type, found_type=json_type(value), hint="json_types")
+    return value, None
+
+
+def parse_time(value):
+    """RFC 3339 text -> aware datetime, or None. A value without an offset is not RFC 3339."""
+    if not isinstance(value, str) or len(value) > 64:
+        return None
+    try:
+        parsed = datetime.datetime.fromisoformat(value.strip().replace("z", "Z").replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else None
+
+
+def unix(value):
+    parsed = parse_time(value)
+    return parsed.timestamp() if parsed else None
+
+
+def containers(obj):
+    """Containers of a Deployment/Job/Pod manifest or live object."""
+    spec = dig(obj, "spec", "template", "spec") if dig(obj, "spec", "template") is not None else dig(obj, "spec")
+    items = dig(spec, "containers")
+    return [c for c in items if isinstance(c, dict)] if isinstance(items, list) else []
+
+
+def command_line(container):
+    """command + args of a container as one string (shell scripts included)."""
+    parts = []
+    for key in ("command", "args"):
+        value = container.get(key)
+        if isinstance(value, list):
+            parts.extend(str(v) for v in value)
+        elif isinstance(value, str):
+            parts.append(value)
+    return " ".join(parts)
+
+
+def annotation(obj, key):
+    value = dig(obj, "metadata", "annotations", key)
+    return None if value is None else str(value)
+
+
+def condition(obj, kind):
+    for cond in dig(obj, "status", "conditions", default=[]) or []:
+        if isinstance(cond, dict) and cond.get("type") == kind:
+            return cond
+    return None
+
+
+def replicas_owner(obj):
+    """The managedFields entry that owns f:spec.f:replicas, or None.
+
+    Several managers may list the field only when they share it (server-side apply); the last
+    writer in time is the one a learner means by "owns it right now".
+    """
+    owners = []
+    for entry in dig(obj, "metadata", "managedFields", default=[]) or []:
+        fields = dig(entry, "fieldsV1", "f:spec")
+        if isinstance(fields, dict) and "f:replicas" in fields:
+            owners.append(entry)
+    if not owners:
+        return None
+    return max(owners, key=lambda e: str(e.get("time") or ""))
+
+
+# Argo CD v3 writes this annotation under the default (annotation) tracking method.
+# util/argo/resource_tracking.go BuildAppInstanceValue: "%s:%s/%s:%s/%s"
+# (app, group, kind, namespace, name); the core group is the empty string.
+TRACKING_ANNOTATION = "argocd.argoproj.io/tracking-id"
+INSTANCE_LABEL = "app.kubernetes.io/instance"
+TRACKING_METHOD_KEY = "application.resourceTrackingMethod"
+# Default since v3.0 (docs/operator-manual/upgrading/2.14-3.0.md; resource_tracking.go default branch).
+DEFAULT_TRACKING_METHOD = "annotation"
+
+
+def tracking_id(app, group, kind, namespace, name):
+    return f"{app}:{group}/{kind}:{namespace}/{name}"

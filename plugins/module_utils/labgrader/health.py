@@ -1,0 +1,80 @@
+"""The health gate: can this learner VM be graded at all?
+
+A broken VM must give one ERROR with one reason, not a FAIL for every check. Each probe is
+one GET; the first failure that makes the rest meaningless (no kubeconfig, API down) stops.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ansible.module_utils.labgrader.facts import dig
+from ansible.module_utils.labgrader.kubestate import ClusterError, KubeReader
+
+PYTHON_DEPENDENCIES = ("kubernetes", "git", "yaml")
+
+
+def probe_python():
+    missing = []
+    for name in PYTHON_DEPENDENCIES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    return missing
+
+
+def _ready(obj, field):
+    return isinstance(dig(obj, "status", field), int) and dig(obj, "status", field) >= 1
+
+
+def cluster_probes(argocd_namespace, gitd_namespace):
+    """(name, path, judge) triples; judge(obj) -> problem text or None."""
+    return [
+        ("api_server", "/version", lambda o: None if o and o.get("gitVersion") else "no version answered"),
+        ("application_crd", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/applications.argoproj.io",
+         lambda o: None if o else "CRD applications.argoproj.io is not installed"),
+        ("application_controller",
+         f"/apis/apps/v1/namespaces/{argocd_namespace}/statefulsets/argocd-application-controller",
+         lambda o: "StatefulSet argocd-application-controller is missing" if o is None else
+         (None if _ready(o, "readyReplicas") else "argocd-application-controller has no ready replica")),
+        ("repo_server", f"/apis/apps/v1/namespaces/{argocd_namespace}/deployments/argocd-repo-server",
+         lambda o: "Deployment argocd-repo-server is missing" if o is None else
+         (None if _ready(o, "availableReplicas") else "argocd-repo-server has no available replica")),
+        ("gitd_service", f"/api/v1/namespaces/{gitd_namespace}/services/gitd",
+         lambda o: None if o else f"Service gitd is missing in namespace {gitd_namespace}"),
+    ]
+
+
+def check_health(kubeconfig, argocd_namespace="argocd", gitd_namespace="gitsrv", timeout=10.0):
+    """Returns {"healthy", "problems": [{"probe", "detail"}], "probes": {name: "ok" | detail}}."""
+    probes = {}
+    problems = []
+    missing = probe_python()
+    probes["python"] = "ok" if not missing else "missing: " + ", ".join(missing)
+    if missing:
+        problems.append({"probe": "python", "detail": f"grader Python dependencies missing: {', '.join(missing)}"})
+        return {"healthy": False, "problems": problems, "probes": probes, "api_requests": 0}
+    try:
+        reader = KubeReader(kubeconfig, timeout)
+    except ClusterError as exc:
+        problems.append({"probe": "kubeconfig", "detail": exc.detail})
+        probes["kubeconfig"] = exc.detail
+        return {"healthy": False, "problems": problems, "probes": probes, "api_requests": 0}
+    try:
+        for name, path, judge in cluster_probes(argocd_namespace, gitd_namespace):
+            try:
+                problem = judge(reader.get(path))
+            except ClusterError as exc:
+                problem = f"{exc.kind}: {exc.detail}"
+                probes[name] = problem
+                problems.append({"probe": name, "detail": problem})
+                if exc.kind in ("unreachable", "unauthorized"):
+                    break  # every other probe would fail the same way
+                continue
+            probes[name] = problem or "ok"
+            if problem:
+                problems.append({"probe": name, "detail": problem})
+    finally:
+        reader.close()
+    return {"healthy": not problems, "problems": problems, "probes": probes, "api_requests": reader.requests}

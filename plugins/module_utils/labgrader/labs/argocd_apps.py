@@ -1,0 +1,110 @@
+"""Checks on Argo CD Application manifests shared by the labs (file and live object alike)."""
+
+from __future__ import annotations
+
+from ansible.module_utils.labgrader.facts import dig, json_type
+from ansible.module_utils.labgrader.i18n import show
+from ansible.module_utils.labgrader.result import failed, passed, pending
+
+ARGOCD_NAMESPACE = "argocd"
+
+
+def find_application(documents, name):
+    """(app, None) or (None, failing Verdict) from the parsed documents of a YAML file."""
+    apps = [d for d in documents if isinstance(d, dict) and d.get("kind") == "Application"]
+    for app in apps:
+        if dig(app, "metadata", "name") == name:
+            return app, None
+    found = [dig(a, "metadata", "name") for a in apps]
+    return None, failed("no_application_in_file", expected=name, found=found or None, name=name,
+                        hint="application_manifest")
+
+
+def application_file(read, name):
+    """The Application `name` from a FileRead of a YAML file, or a failing Verdict."""
+    if not read.ok:
+        return None, file_problem(read, hint="application_manifest")
+    return find_application(read.data, name)
+
+
+def file_problem(read, hint=None):
+    """A failing Verdict that says why an evidence file could not be used."""
+    return failed(f"file_{read.problem}", expected=None, found=read.detail or None,
+                  path=read.path, detail=read.detail, hint=hint)
+
+
+def normalize_path(value):
+    if not isinstance(value, str):
+        return value
+    value = value.strip()
+    while value.startswith("./"):
+        value = value[2:]
+    return value.rstrip("/") or "."
+
+
+def automated_enabled(app):
+    automated = dig(app, "spec", "syncPolicy", "automated")
+    # v3 has automated.enabled; an absent flag with the block present means enabled.
+    return isinstance(automated, dict) and automated.get("enabled", True) is not False
+
+
+def sync_options(app):
+    options = dig(app, "spec", "syncPolicy", "syncOptions", default=[])
+    return [str(o).replace(" ", "") for o in options] if isinstance(options, list) else []
+
+
+def spec_problems(app, repo_url, path, destination, namespace_required):
+    """Differences between an Application and what the lab asks for, as (field, expected, found)."""
+    problems = []
+    namespace = dig(app, "metadata", "namespace")
+    if namespace != ARGOCD_NAMESPACE and (namespace_required or namespace is not None):
+        problems.append(("metadata.namespace", ARGOCD_NAMESPACE, namespace))
+    source = dig(app, "spec", "source")
+    if not isinstance(source, dict):
+        found = "spec.sources" if dig(app, "spec", "sources") is not None else json_type(source)
+        problems.append(("spec.source", "object", found))
+        source = {}
+    found_url = source.get("repoURL")
+    if not isinstance(found_url, str) or found_url.rstrip("/") != repo_url:
+        problems.append(("spec.source.repoURL", repo_url, found_url))
+    revision = source.get("targetRevision")
+    if revision not in ("main", "refs/heads/main"):
+        problems.append(("spec.source.targetRevision", "main", revision))
+    if normalize_path(source.get("path")) != path:
+        problems.append(("spec.source.path", path, source.get("path")))
+    dest_ns = dig(app, "spec", "destination", "namespace")
+    if dest_ns != destination:
+        problems.append(("spec.destination.namespace", destination, dest_ns))
+    if not automated_enabled(app):
+        problems.append(("spec.syncPolicy.automated", "{}", dig(app, "spec", "syncPolicy", "automated")))
+    if "CreateNamespace=true" not in sync_options(app):
+        problems.append(("spec.syncPolicy.syncOptions", "CreateNamespace=true",
+                         dig(app, "spec", "syncPolicy", "syncOptions")))
+    return problems
+
+
+def verdict_from_problems(problems, what, hint):
+    if not problems:
+        return passed("spec_ok", what=what)
+    details = "; ".join(f"{field}: {show(exp)} / {show(found)}" for field, exp, found in problems)
+    return failed("spec_mismatch", expected={f: e for f, e, _ in problems},
+                  found={f: x for f, _, x in problems}, what=what, details=details, hint=hint)
+
+
+def live_status(app):
+    """(sync, health, operation phase) of a live Application."""
+    return (dig(app, "status", "sync", "status"), dig(app, "status", "health", "status"),
+            dig(app, "status", "operationState", "phase"))
+
+
+def synced_healthy(app, name):
+    """PASS when Synced and Healthy; PENDING while Argo CD is still working; FAIL otherwise."""
+    sync, health, phase = live_status(app)
+    found = {"sync": sync, "health": health, "operation": phase}
+    expected = {"sync": "Synced", "health": "Healthy"}
+    if sync == "Synced" and health == "Healthy":
+        return passed("app_synced_healthy", expected=expected, found=found, name=name)
+    if phase in ("Running", "Terminating") or health == "Progressing":
+        return pending("app_converging", expected=expected, found=found, name=name, sync=sync, health=health)
+    return failed("app_not_synced_healthy", expected=expected, found=found, name=name, sync=sync,
+                  health=health, hint="app_sync_health")

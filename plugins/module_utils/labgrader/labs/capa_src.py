@@ -1,0 +1,1266 @@
+"""Lab capa-src: Helm value precedence, resource tracking, Kustomize overrides, sync waves and
+hooks, a failed PreSync hook, ignoreDifferences + RespectIgnoreDifferences.
+
+Specification: shared/labs/capa-src.md. The final state is graded: a check for step N accepts
+what later steps legitimately changed (step 2 adds Helm values, step 6 adds commits, step 7
+scales prod-api to 4).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+
+from ansible.module_utils.labgrader.facts import (
+    DEFAULT_TRACKING_METHOD,
+    INSTANCE_LABEL,
+    TRACKING_ANNOTATION,
+    TRACKING_METHOD_KEY,
+    annotation,
+    command_line,
+    condition,
+    containers,
+    dig,
+    json_type,
+    parse_time,
+    replicas_owner,
+    tracking_id,
+    typed_field,
+)
+from ansible.module_utils.labgrader.gitstate import collect_clone, collect_repo
+from ansible.module_utils.labgrader.grading import Lab
+from ansible.module_utils.labgrader.kubestate import collect_cluster
+from ansible.module_utils.labgrader.labs.argocd_apps import (
+    ARGOCD_NAMESPACE,
+    application_file,
+    automated_enabled,
+    file_problem,
+    live_status,
+    spec_problems,
+    sync_options,
+    synced_healthy,
+    verdict_from_problems,
+)
+from ansible.module_utils.labgrader.result import errored, failed, passed, pending
+from ansible.module_utils.labgrader.workspace import parse_yaml_text, read_json, read_yaml_documents
+
+LAB_ID = "capa-src"
+WORKSPACE = "/root/capa-src"
+REPO_NAME = "src"
+REPO_URL = "git://gitd.gitsrv.svc.cluster.local:9418/src.git"
+HELM_APP, KUST_APP, WAVES_APP = "src-helm", "src-kust", "src-waves"
+
+STEP_TITLES = {
+    1: {"en": "Chart in git, Application points at it", "ja": "チャートを Git に置き Application で指す",
+        "ko": "차트를 Git에 두고 Application으로 가리키기"},
+    2: {"en": "Which Helm value source wins", "ja": "どの値の出どころが勝つか", "ko": "어느 값 출처가 이기는가"},
+    3: {"en": "No Helm release, only tracking marks", "ja": "Helm リリースはなく追跡の目印だけ",
+        "ko": "Helm 릴리스 없이 추적 표시만"},
+    4: {"en": "Image from the Application, not from git", "ja": "イメージは Git ではなく Application から",
+        "ko": "이미지는 Git이 아니라 Application에서"},
+    5: {"en": "Sync waves and a PreSync hook", "ja": "同期ウェーブと PreSync フック", "ko": "동기화 웨이브와 PreSync 훅"},
+    6: {"en": "A failed hook blocks the sync", "ja": "失敗したフックが同期を止める", "ko": "실패한 훅이 동기화를 막는다"},
+    7: {"en": "selfHeal leaves scaled replicas alone", "ja": "selfHeal が手で増やしたレプリカを残す",
+        "ko": "selfHeal이 늘린 레플리카를 그대로 둔다"},
+    8: {"en": "Who decided each value", "ja": "誰がそれぞれの値を決めたか", "ko": "누가 각 값을 정했는가"},
+}
+
+EVIDENCE_JSON = ("precedence.json", "tracking.json", "waves.json", "failed-hook.json", "ignore.json", "report.json")
+APP_FILES = ("app-src-helm.yaml", "app-src-kust.yaml", "app-src-waves.yaml")
+TRACKED = ("waves/config.yaml", "waves/migrate.yaml")
+
+
+def cluster_reads(argocd_namespace=ARGOCD_NAMESPACE):
+    """The nine requests one grading attempt sends (GET only)."""
+    def deployments(ns):
+        return (f"/apis/apps/v1/namespaces/{ns}/deployments", None)
+
+    def configmaps(ns):
+        return (f"/api/v1/namespaces/{ns}/configmaps", None)
+
+    return {
+        "applications": (f"/apis/argoproj.io/v1alpha1/namespaces/{argocd_namespace}/applications", None),
+        "argocd_cm": (f"/api/v1/namespaces/{argocd_namespace}/configmaps/argocd-cm", None),
+        "helm_deployments": deployments("src-helm"),
+        "helm_configmaps": configmaps("src-helm"),
+        "helm_release_secrets": ("/api/v1/namespaces/src-helm/secrets", {"fieldSelector": "type=helm.sh/release.v1"}),
+        "kust_deployments": deployments("src-kust"),
+        "waves_deployments": deployments("src-waves"),
+        "waves_configmaps": configmaps("src-waves"),
+        "waves_jobs": ("/apis/batch/v1/namespaces/src-waves/jobs", None),
+    }
+
+
+class CapaState:
+    """Everything the checks look at, collected once per attempt."""
+
+    def __init__(self, files, clone, repo, cluster, bare_path, now=None):
+        self.files = files
+        self.clone = clone
+        self.repo = repo
+        self.cluster = cluster
+        self.bare_path = bare_path
+        self.now = time.time() if now is None else now
+
+    def app(self, name):
+        return self.cluster.find("applications", name)
+
+
+def collect(workspace, bare_root, kubeconfig, timeout=10.0, argocd_namespace=ARGOCD_NAMESPACE, max_bytes=1024 * 1024):
+    files = {name: read_json(workspace, name, max_bytes) for name in EVIDENCE_JSON}
+    files.update({name: read_yaml_documents(workspace, name, max_bytes) for name in APP_FILES})
+    bare_path = os.path.join(bare_root, f"{REPO_NAME}.git")
+    repo = collect_repo(bare_path, "main", prefixes=("charts/web", "kust", "waves"), tracked_paths=TRACKED)
+    clone = collect_clone(os.path.join(workspace, "repo"))
+    cluster = collect_cluster(kubeconfig, cluster_reads(argocd_namespace), timeout)
+    return CapaState(files, clone, repo, cluster, bare_path)
+
+
+lab = Lab(LAB_ID, STEP_TITLES)
+
+# ---------------------------------------------------------------- shared helpers
+
+
+def evidence(state, name):
+    """(object, None) for a JSON evidence file holding an object, else (None, failing Verdict)."""
+    read = state.files[name]
+    if not read.ok:
+        return None, file_problem(read, hint="evidence_files")
+    if not isinstance(read.data, dict):
+        return None, failed("wrong_type", expected="object", found=read.data, what=name,
+                            expected_type="object", found_type=json_type(read.data), hint="json_types")
+    return read.data, None
+
+
+def blocked(step, reason, **params):
+    return failed("blocked_by", step=step, reason=reason, **params)
+
+
+def repo_blocked(state):
+    """A failing Verdict when the bare repo cannot be read, else None."""
+    if state.repo.ok:
+        return None
+    return failed(f"repo_{state.repo.problem}", path=state.bare_path, detail=state.repo.detail, hint="bare_repo")
+
+
+def yaml_objects(state, prefix):
+    """[(path, document)] for every YAML document under `prefix` at bare main's head."""
+    found = []
+    for path, text in sorted(state.repo.tree.items()):
+        if not path.startswith(prefix + "/") or not path.endswith((".yaml", ".yml")) or text is None:
+            continue
+        documents, _ = parse_yaml_text(text)
+        for doc in documents or []:
+            if isinstance(doc, dict):
+                found.append((path, doc))
+    return found
+
+
+def find_object(objects, kind, name=None, generate_name=None):
+    for path, doc in objects:
+        if doc.get("kind") != kind:
+            continue
+        if name is not None and dig(doc, "metadata", "name") == name:
+            return path, doc
+        if generate_name is not None and dig(doc, "metadata", "generateName") == generate_name:
+            return path, doc
+    return None, None
+
+
+def images(obj):
+    return [c.get("image") for c in containers(obj)]
+
+
+def problems_verdict(problems, what, hint):
+    """FAIL listing every (field, expected, found) problem, or PASS."""
+    return verdict_from_problems(problems, what, hint)
+
+
+def live_object(state, read, name):
+    return state.cluster.find(read, name)
+
+
+def yaml_mode(text):
+    """`data.mode` of the settings ConfigMap in a config.yaml text, or None."""
+    documents, _ = parse_yaml_text(text or "")
+    for doc in documents or []:
+        if isinstance(doc, dict) and doc.get("kind") == "ConfigMap":
+            return dig(doc, "data", "mode")
+    return None
+
+
+def migrate_command(text):
+    documents, _ = parse_yaml_text(text or "")
+    for doc in documents or []:
+        if isinstance(doc, dict) and doc.get("kind") == "Job":
+            return " ".join(command_line(c) for c in containers(doc))
+    return None
+
+
+# ---------------------------------------------------------------- step 1
+
+
+@lab.check(1, "bare-repo", hint="bare_repo")
+def bare_repo(state):
+    problem = repo_blocked(state)
+    if problem:
+        return problem
+    return passed("repo_ok", path=state.bare_path, found=state.repo.head)
+
+
+@lab.check(1, "clone-origin", hint="bare_repo")
+def clone_origin(state):
+    clone = state.clone
+    if not clone.ok:
+        return failed(f"clone_{clone.problem}", expected=state.bare_path, found=clone.detail or None,
+                      path=clone.path, detail=clone.detail)
+    origin = clone.remotes.get("origin")
+    if not same_repository(origin, state.bare_path):
+        return failed("origin_mismatch", expected=state.bare_path, found=origin, path=clone.path)
+    return passed("origin_ok", expected=state.bare_path, found=origin, path=clone.path)
+
+
+def same_repository(url, bare_path):
+    """True when a remote URL names the bare repo: its path (file:// or plain, with or without
+    .git) or the gitd URL of the lab."""
+    if not isinstance(url, str) or not url:
+        return False
+    if url.rstrip("/") == REPO_URL:
+        return True
+    path = url[len("file://"):] if url.startswith("file://") else url
+    path = path.rstrip("/")
+    candidates = {path, path + ".git"}
+    real = os.path.realpath(bare_path)
+    return any(os.path.isabs(p) and os.path.realpath(p) == real for p in candidates)
+
+
+def chart_values(state, filename, expected):
+    problem = repo_blocked(state)
+    if problem:
+        return problem
+    path = f"charts/web/{filename}"
+    text = state.repo.tree.get(path)
+    if text is None:
+        return failed("git_file_missing", expected=expected, found=None, path=path)
+    documents, error = parse_yaml_text(text)
+    if error or not documents or not isinstance(documents[0], dict):
+        return failed("git_file_invalid", expected=expected, found=error, path=path, detail=error or "")
+    found = {key: documents[0].get(key) for key in expected}
+    if found != expected:
+        return failed("git_values_mismatch", expected=expected, found=found, path=path)
+    return passed("git_values_ok", expected=expected, found=found, path=path)
+
+
+@lab.check(1, "chart-yaml", hint="helm_chart")
+def chart_yaml(state):
+    return chart_values(state, "Chart.yaml", {"name": "web", "version": "0.1.0"})
+
+
+@lab.check(1, "chart-values", hint="helm_chart")
+def chart_default_values(state):
+    return chart_values(state, "values.yaml", {"replicaCount": 1, "greeting": "chart-default"})
+
+
+@lab.check(1, "chart-values-prod", hint="helm_chart")
+def chart_prod_values(state):
+    return chart_values(state, "values-prod.yaml", {"replicaCount": 2, "greeting": "from-values-file"})
+
+
+RELEASE_NAME = r"\{\{-?\s*\.Release\.Name\s*-?\}\}"
+
+
+def chart_template(state, kind, name_suffix, must_contain):
+    """A template under charts/web/templates that renders `kind` named `<release>-<suffix>`
+    and uses the given values. Helm is not run: the template text is inspected."""
+    problem = repo_blocked(state)
+    if problem:
+        return problem
+    name_pattern = re.compile(RELEASE_NAME + re.escape(f"-{name_suffix}"))
+    kind_pattern = re.compile(rf"^kind:\s*{kind}\s*$", re.M)
+    templates = {p: t for p, t in state.repo.tree.items() if p.startswith("charts/web/templates/") and t}
+    expected = f"kind: {kind}, name: {{{{ .Release.Name }}}}-{name_suffix}, " + ", ".join(must_contain)
+    for path, text in sorted(templates.items()):
+        if kind_pattern.search(text) and name_pattern.search(text):
+            missing = [needle for needle in must_contain if not re.search(needle_regex(needle), text)]
+            if missing:
+                return failed("template_incomplete", expected=expected, found=missing, path=path,
+                              missing=", ".join(missing))
+            return passed("template_ok", expected=expected, found=path, path=path)
+    return failed("template_missing", expected=expected, found=sorted(templates) or None, kind=kind,
+                  name=f"{{{{ .Release.Name }}}}-{name_suffix}")
+
+
+def needle_regex(needle):
+    if needle.startswith(".Values."):
+        return r"\.Values\." + re.escape(needle[len(".Values."):]) + r"\b"
+    return re.escape(needle)
+
+
+@lab.check(1, "template-configmap", hint="helm_chart")
+def template_configmap(state):
+    return chart_template(state, "ConfigMap", "greeting", [".Values.greeting"])
+
+
+@lab.check(1, "template-deployment", hint="helm_chart")
+def template_deployment(state):
+    return chart_template(state, "Deployment", "web", [".Values.replicaCount", "nginx:1.27-alpine"])
+
+
+def helm_app_problems(app, namespace_required):
+    problems = spec_problems(app, REPO_URL, "charts/web", HELM_APP, namespace_required)
+    return problems
+
+
+def value_files_verdict(app, what):
+    value_files = dig(app, "spec", "source", "helm", "valueFiles")
+    if value_files == ["values-prod.yaml"]:
+        return passed("value_files_ok", expected=["values-prod.yaml"], found=value_files, what=what)
+    if isinstance(value_files, list) and any(
+            isinstance(v, str) and v.strip("./").endswith("charts/web/values-prod.yaml") for v in value_files):
+        return failed("value_files_repo_root", expected=["values-prod.yaml"], found=value_files, what=what,
+                      hint="value_files_relative")
+    return failed("value_mismatch", expected=["values-prod.yaml"], found=value_files,
+                  what=f"{what} spec.source.helm.valueFiles", hint="value_files_relative")
+
+
+@lab.check(1, "app-file", hint="application_manifest")
+def helm_app_file(state):
+    app, problem = application_file(state.files["app-src-helm.yaml"], HELM_APP)
+    if problem:
+        return problem
+    return problems_verdict(helm_app_problems(app, False), "app-src-helm.yaml", "application_manifest")
+
+
+@lab.check(1, "app-file-value-files", hint="value_files_relative")
+def helm_app_file_value_files(state):
+    app, problem = application_file(state.files["app-src-helm.yaml"], HELM_APP)
+    if problem:
+        return problem
+    return value_files_verdict(app, "app-src-helm.yaml")
+
+
+def live_app(state, name, step):
+    """(app, None) or (None, failing Verdict) for a live Application."""
+    app = state.app(name)
+    if app is None:
+        return None, failed("live_app_missing", expected=name, found=None, name=name, step=step,
+                            hint="application_apply")
+    return app, None
+
+
+def live_app_blocked(state, name, step):
+    """For later steps: a missing Application is 'blocked by step N', not a new mistake."""
+    app = state.app(name)
+    if app is None:
+        return None, blocked(step, "live_app_missing", name=name)
+    return app, None
+
+
+@lab.check(1, "live-app", cluster=True, hint="application_apply")
+def helm_live_app(state):
+    app, problem = live_app(state, HELM_APP, 1)
+    if problem:
+        return problem
+    problems = helm_app_problems(app, True)
+    if problems:
+        return problems_verdict(problems, f"Application {HELM_APP}", "application_apply")
+    return value_files_verdict(app, f"Application {HELM_APP}")
+
+
+@lab.check(1, "live-app-status", cluster=True, hint="app_sync_health")
+def helm_live_status(state):
+    app, problem = live_app(state, HELM_APP, 1)
+    return problem or synced_healthy(app, HELM_APP)
+
+
+# ---------------------------------------------------------------- step 2
+
+HELM_VALUES_OBJECT = {"replicaCount": 3, "greeting": "from-values-object"}
+HELM_PARAMETER = {"name": "greeting", "value": "from-parameter"}
+# Argo CD's order (docs/user-guide/helm.md; util/helm/cmd.go template()): parameters (--set)
+# > valuesObject/values (last --values) > valueFiles > chart values.yaml.
+PRECEDENCE_REPLICAS = 3
+PRECEDENCE_GREETING = "from-parameter"
+
+
+def helm_values_problems(app):
+    helm = dig(app, "spec", "source", "helm", default={})
+    helm = helm if isinstance(helm, dict) else {}
+    problems = []
+    values_object = helm.get("valuesObject")
+    found_values = {k: dig(values_object, k) for k in HELM_VALUES_OBJECT}
+    if found_values != HELM_VALUES_OBJECT:
+        problems.append(("spec.source.helm.valuesObject", HELM_VALUES_OBJECT, values_object))
+    parameters = helm.get("parameters")
+    named = [p for p in parameters if isinstance(p, dict)] if isinstance(parameters, list) else []
+    if not any(p.get("name") == "greeting" and str(p.get("value")) == "from-parameter" for p in named):
+        problems.append(("spec.source.helm.parameters", [HELM_PARAMETER], parameters))
+    if helm.get("valueFiles") != ["values-prod.yaml"]:
+        problems.append(("spec.source.helm.valueFiles", ["values-prod.yaml"], helm.get("valueFiles")))
+    return problems
+
+
+@lab.check(2, "app-file-values", hint="helm_precedence")
+def helm_file_values(state):
+    app, problem = application_file(state.files["app-src-helm.yaml"], HELM_APP)
+    if problem:
+        return problem
+    return problems_verdict(helm_values_problems(app), "app-src-helm.yaml", "helm_precedence")
+
+
+@lab.check(2, "live-app-values", cluster=True, hint="helm_precedence")
+def helm_live_values(state):
+    app, problem = live_app_blocked(state, HELM_APP, 1)
+    if problem:
+        return problem
+    return problems_verdict(helm_values_problems(app), f"Application {HELM_APP}", "application_apply")
+
+
+def recorded_vs_live(recorded, truth, live, what, truth_hint):
+    """The learner's value must equal Argo CD's precedence result and the live cluster."""
+    if recorded != truth or type(recorded) is bool:
+        return failed("value_mismatch", expected=truth, found=recorded, what=what, hint=truth_hint)
+    if live is None:
+        return blocked(1, "live_object_missing", what=what)
+    if live != truth:
+        return failed("live_disagrees", expected=truth, found=live, what=what, recorded=recorded,
+                      hint="app_sync_health")
+    return passed("value_ok", expected=truth, found=recorded, what=what)
+
+
+@lab.check(2, "precedence-replicas", cluster=True, hint="helm_precedence")
+def precedence_replicas(state):
+    data, problem = evidence(state, "precedence.json")
+    if problem:
+        return problem
+    value, problem = typed_field(data, "replicas", "number", "precedence.json replicas")
+    if problem:
+        return problem
+    deployment = state.cluster.find("helm_deployments", f"{HELM_APP}-web")
+    live = dig(deployment, "spec", "replicas") if deployment else None
+    return recorded_vs_live(value, PRECEDENCE_REPLICAS, live, "precedence.json replicas", "helm_precedence")
+
+
+@lab.check(2, "precedence-greeting", cluster=True, hint="helm_precedence")
+def precedence_greeting(state):
+    data, problem = evidence(state, "precedence.json")
+    if problem:
+        return problem
+    value, problem = typed_field(data, "greeting", "string", "precedence.json greeting")
+    if problem:
+        return problem
+    configmap = state.cluster.find("helm_configmaps", f"{HELM_APP}-greeting")
+    live = dig(configmap, "data", "greeting") if configmap else None
+    return recorded_vs_live(value, PRECEDENCE_GREETING, live, "precedence.json greeting", "helm_precedence")
+
+
+# ---------------------------------------------------------------- step 3
+
+
+def greeting_configmap(state):
+    return state.cluster.find("helm_configmaps", f"{HELM_APP}-greeting")
+
+
+@lab.check(3, "helm-release-secrets", cluster=True, hint="helm_template_only")
+def helm_release_secrets(state):
+    data, problem = evidence(state, "tracking.json")
+    if problem:
+        return problem
+    value, problem = typed_field(data, "helm_release_secrets", "integer", "tracking.json helm_release_secrets")
+    if problem:
+        return problem
+    live = len(state.cluster.items("helm_release_secrets"))
+    if value != live:
+        return failed("value_mismatch", expected=live, found=value, what="tracking.json helm_release_secrets")
+    return passed("value_ok", expected=live, found=value, what="tracking.json helm_release_secrets")
+
+
+@lab.check(3, "tracking-annotation", cluster=True, hint="resource_tracking")
+def tracking_annotation(state):
+    data, problem = evidence(state, "tracking.json")
+    if problem:
+        return problem
+    value, problem = typed_field(data, "tracking_annotation", "string-or-null", "tracking.json tracking_annotation")
+    if problem:
+        return problem
+    configmap = greeting_configmap(state)
+    if configmap is None:
+        return blocked(1, "live_object_missing", what=f"ConfigMap {HELM_APP}/{HELM_APP}-greeting")
+    live = annotation(configmap, TRACKING_ANNOTATION)
+    if value != live:
+        return failed("value_mismatch", expected=live, found=value, what="tracking.json tracking_annotation")
+    return passed("value_ok", expected=live, found=value, what="tracking.json tracking_annotation")
+
+
+@lab.check(3, "instance-label", cluster=True, hint="resource_tracking")
+def instance_label(state):
+    data, problem = evidence(state, "tracking.json")
+    if problem:
+        return problem
+    if "instance_label" not in data:
+        return failed("missing_key", expected="string-or-null", found=None, what="tracking.json",
+                      key="instance_label", hint="null_not_missing")
+    value = data["instance_label"]
+    configmap = greeting_configmap(state)
+    if configmap is None:
+        return blocked(1, "live_object_missing", what=f"ConfigMap {HELM_APP}/{HELM_APP}-greeting")
+    live = dig(configmap, "metadata", "labels", INSTANCE_LABEL)
+    if live is None and value == "":
+        return failed("empty_not_null", expected=None, found="", what="tracking.json instance_label",
+                      hint="null_not_missing")
+    if value != live:
+        return failed("value_mismatch", expected=live, found=value, what="tracking.json instance_label")
+    return passed("value_ok", expected=live, found=value, what="tracking.json instance_label")
+
+
+@lab.check(3, "tracking-method", cluster=True, hint="resource_tracking")
+def tracking_method(state):
+    data, problem = evidence(state, "tracking.json")
+    if problem:
+        return problem
+    argocd_cm = state.cluster.reads.get("argocd_cm")
+    if not isinstance(argocd_cm, dict):
+        return errored("argocd_cm_missing", namespace=ARGOCD_NAMESPACE)
+    method = dig(argocd_cm, "data", TRACKING_METHOD_KEY) or DEFAULT_TRACKING_METHOD
+    expected = {}
+    if "annotation" in method:
+        expected["tracking_annotation"] = tracking_id(HELM_APP, "", "ConfigMap", HELM_APP, f"{HELM_APP}-greeting")
+    if "label" in method:
+        expected["instance_label"] = HELM_APP
+    found = {key: data.get(key) for key in expected}
+    if found != expected:
+        return failed("tracking_method_mismatch", expected=expected, found=found, method=method)
+    return passed("tracking_method_ok", expected=expected, found=found, method=method)
+
+
+# ---------------------------------------------------------------- step 4
+
+
+@lab.check(4, "kust-base", hint="kustomize_layout")
+def kust_base(state):
+    problem = repo_blocked(state)
+    if problem:
+        return problem
+    objects = yaml_objects(state, "kust/base")
+    path, deployment = find_object(objects, "Deployment", name="api")
+    expected = {"replicas": 1, "label app": "api", "image": "nginx:1.27-alpine", "kustomization": True}
+    if deployment is None:
+        return failed("git_object_missing", expected=expected, found=None, kind="Deployment", name="api",
+                      path="kust/base")
+    labels = {**(dig(deployment, "metadata", "labels", default={}) or {}),
+              **(dig(deployment, "spec", "template", "metadata", "labels", default={}) or {})}
+    found = {
+        "replicas": dig(deployment, "spec", "replicas"),
+        "label app": labels.get("app") if isinstance(labels, dict) else None,
+        "image": (images(deployment) or [None])[0] if "nginx:1.27-alpine" not in images(deployment) else "nginx:1.27-alpine",
+        "kustomization": any(p in state.repo.tree for p in kustomization_paths("kust/base")),
+    }
+    if found != expected:
+        return failed("git_values_mismatch", expected=expected, found=found, path=path)
+    return passed("git_values_ok", expected=expected, found=found, path=path)
+
+
+def kustomization_paths(directory):
+    return [f"{directory}/{name}" for name in ("kustomization.yaml", "kustomization.yml", "Kustomization")]
+
+
+def kustomization(state, directory):
+    for path in kustomization_paths(directory):
+        text = state.repo.tree.get(path)
+        if text is not None:
+            documents, _ = parse_yaml_text(text)
+            if documents and isinstance(documents[0], dict):
+                return path, documents[0]
+            return path, None
+    return None, None
+
+
+@lab.check(4, "kust-overlay", hint="kustomize_layout")
+def kust_overlay(state):
+    problem = repo_blocked(state)
+    if problem:
+        return problem
+    path, overlay = kustomization(state, "kust/overlays/prod")
+    expected = {"resources": "../../base", "namePrefix": "prod-", "replicas": {"name": "api", "count": 2}}
+    if overlay is None:
+        return failed("git_file_missing" if path is None else "git_file_invalid", expected=expected, found=None,
+                      path=path or "kust/overlays/prod/kustomization.yaml", detail="")
+    resources = [str(r).rstrip("/") for r in (overlay.get("resources") or []) + (overlay.get("bases") or [])
+                 if isinstance(r, str)] if isinstance(overlay.get("resources") or [], list) else []
+    replicas = overlay.get("replicas") if isinstance(overlay.get("replicas"), list) else []
+    found = {
+        "resources": "../../base" if "../../base" in resources else resources,
+        "namePrefix": overlay.get("namePrefix"),
+        "replicas": next(({"name": "api", "count": r.get("count")} for r in replicas
+                          if isinstance(r, dict) and r.get("name") == "api"), replicas or None),
+    }
+    if found != expected:
+        return failed("git_values_mismatch", expected=expected, found=found, path=path)
+    return passed("git_values_ok", expected=expected, found=found, path=path)
+
+
+@lab.check(4, "no-override-in-git", hint="kustomize_images")
+def no_override_in_git(state):
+    problem = repo_blocked(state)
+    if problem:
+        return problem
+    mentions = sorted(p for p, text in state.repo.tree.items() if p.startswith("kust/") and text and "1.28" in text)
+    if mentions:
+        return failed("override_in_git", expected=[], found=mentions, paths=", ".join(mentions))
+    if not any(p.startswith("kust/") for p in state.repo.tree):
+        return blocked(4, "git_dir_missing", path="kust/")
+    return passed("override_not_in_git", expected=[], found=[])
+
+
+KUST_IMAGE = "nginx:1.28-alpine"
+# `kustomize edit set image` syntax: both spell the same override for image name nginx
+# (util/kustomize/kustomize.go runs `kustomize edit set image <each entry>`).
+KUST_IMAGE_ENTRIES = ("nginx=nginx:1.28-alpine", "nginx:1.28-alpine")
+
+
+def kust_app_problems(app, namespace_required):
+    problems = spec_problems(app, REPO_URL, "kust/overlays/prod", KUST_APP, namespace_required)
+    entries = dig(app, "spec", "source", "kustomize", "images")
+    if not (isinstance(entries, list) and any(str(e).replace(" ", "") in KUST_IMAGE_ENTRIES for e in entries)):
+        problems.append(("spec.source.kustomize.images", [KUST_IMAGE_ENTRIES[0]], entries))
+    return problems
+
+
+@lab.check(4, "app-file", hint="kustomize_images")
+def kust_app_file(state):
+    app, problem = application_file(state.files["app-src-kust.yaml"], KUST_APP)
+    if problem:
+        return problem
+    return problems_verdict(kust_app_problems(app, False), "app-src-kust.yaml", "kustomize_images")
+
+
+@lab.check(4, "live-app", cluster=True, hint="kustomize_images")
+def kust_live_app(state):
+    app, problem = live_app(state, KUST_APP, 4)
+    if problem:
+        return problem
+    return problems_verdict(kust_app_problems(app, True), f"Application {KUST_APP}", "application_apply")
+
+
+@lab.check(4, "live-deployment", cluster=True, hint="kustomize_images")
+def kust_live_deployment(state):
+    app, problem = live_app_blocked(state, KUST_APP, 4)
+    if problem:
+        return problem
+    deployment = state.cluster.find("kust_deployments", "prod-api")
+    if deployment is None:
+        return failed("live_object_missing_named", expected="prod-api", found=None, kind="Deployment",
+                      namespace=KUST_APP, name="prod-api", hint="kustomize_layout")
+    spec_replicas = dig(deployment, "spec", "replicas")
+    ready = dig(deployment, "status", "readyReplicas", default=0)
+    health = dig(app, "status", "health", "status")
+    expected = {"image": KUST_IMAGE, "readyReplicas": spec_replicas, "health": "Healthy"}
+    found = {"image": (images(deployment) or [None])[0], "readyReplicas": ready, "health": health}
+    if found == expected:
+        return passed("live_values_ok", expected=expected, found=found, what="Deployment src-kust/prod-api")
+    if found["image"] == KUST_IMAGE and (health == "Progressing" or ready != spec_replicas):
+        return pending("rollout_in_progress", expected=expected, found=found, what="Deployment src-kust/prod-api")
+    return failed("live_values_mismatch", expected=expected, found=found, what="Deployment src-kust/prod-api")
+
+
+# ---------------------------------------------------------------- step 5
+
+SYNC_WAVE = "argocd.argoproj.io/sync-wave"
+HOOK = "argocd.argoproj.io/hook"
+HOOK_DELETE_POLICY = "argocd.argoproj.io/hook-delete-policy"
+
+
+def wave_of(doc):
+    value = annotation(doc, SYNC_WAVE)
+    return "0" if value is None else value.strip()  # no annotation means wave 0 (sync-waves.md)
+
+
+def waves_object(state, kind, name=None, generate_name=None):
+    problem = repo_blocked(state)
+    if problem:
+        return None, None, problem
+    objects = yaml_objects(state, "waves")
+    path, doc = find_object(objects, kind, name=name, generate_name=generate_name)
+    if doc is None:
+        label = name or f"generateName {generate_name}"
+        return None, None, failed("git_object_missing", expected=f"{kind} {label}", found=None, kind=kind,
+                                  name=label, path="waves/")
+    return path, doc, None
+
+
+def object_verdict(path, expected, found):
+    if found != expected:
+        return failed("git_values_mismatch", expected=expected, found=found, path=path)
+    return passed("git_values_ok", expected=expected, found=found, path=path)
+
+
+@lab.check(5, "git-settings", hint="sync_waves")
+def waves_settings(state):
+    path, doc, problem = waves_object(state, "ConfigMap", name="settings")
+    if problem:
+        return problem
+    expected = {"sync-wave": "-1", "data.mode": "present"}
+    found = {"sync-wave": wave_of(doc), "data.mode": "present" if dig(doc, "data", "mode") is not None else None}
+    return object_verdict(path, expected, found)
+
+
+@lab.check(5, "git-app", hint="sync_waves")
+def waves_app(state):
+    path, doc, problem = waves_object(state, "Deployment", name="app")
+    if problem:
+        return problem
+    expected = {"sync-wave": "0", "readinessProbe": True, "image": "nginx:1.27-alpine"}
+    found = {
+        "sync-wave": wave_of(doc),
+        "readinessProbe": any(isinstance(c.get("readinessProbe"), dict) for c in containers(doc)),
+        "image": "nginx:1.27-alpine" if "nginx:1.27-alpine" in images(doc) else (images(doc) or [None])[0],
+    }
+    return object_verdict(path, expected, found)
+
+
+@lab.check(5, "git-smoke", hint="sync_waves")
+def waves_smoke(state):
+    path, doc, problem = waves_object(state, "Job", name="smoke")
+    if problem:
+        return problem
+    expected = {"sync-wave": "1", "image": "busybox:1.36", "runs": "echo smoke ok"}
+    commands = " ".join(command_line(c) for c in containers(doc))
+    found = {
+        "sync-wave": wave_of(doc),
+        "image": "busybox:1.36" if "busybox:1.36" in images(doc) else (images(doc) or [None])[0],
+        "runs": "echo smoke ok" if "echo smoke ok" in commands else commands or None,
+    }
+    return object_verdict(path, expected, found)
+
+
+@lab.check(5, "git-migrate-hook", hint="sync_hooks")
+def waves_migrate(state):
+    problem = repo_blocked(state)
+    if problem:
+        return problem
+    text = state.repo.tree.get("waves/migrate.yaml")
+    if text is None:
+        return failed("git_file_missing", expected="waves/migrate.yaml", found=None, path="waves/migrate.yaml")
+    documents, error = parse_yaml_text(text)
+    jobs = [d for d in documents or [] if isinstance(d, dict) and d.get("kind") == "Job"]
+    expected = {"generateName": "migrate-", "hook": "PreSync", "hook-delete-policy": "BeforeHookCreation",
+                "image": "busybox:1.36", "runs": "echo migrate ok"}
+    if not jobs:
+        return failed("git_object_missing", expected=expected, found=error, kind="Job", name="migrate-",
+                      path="waves/migrate.yaml")
+    job = jobs[0]
+    commands = " ".join(command_line(c) for c in containers(job))
+    found = {
+        "generateName": dig(job, "metadata", "generateName"),
+        "hook": annotation(job, HOOK),
+        "hook-delete-policy": annotation(job, HOOK_DELETE_POLICY),
+        "image": "busybox:1.36" if "busybox:1.36" in images(job) else (images(job) or [None])[0],
+        # At the end of step 6 the command is `echo migrate ok` again.
+        "runs": "echo migrate ok" if "echo migrate ok" in commands and "exit 1" not in commands else commands,
+    }
+    return object_verdict("waves/migrate.yaml", expected, found)
+
+
+@lab.check(5, "app-file", hint="application_manifest")
+def waves_app_file(state):
+    app, problem = application_file(state.files["app-src-waves.yaml"], WAVES_APP)
+    if problem:
+        return problem
+    return problems_verdict(spec_problems(app, REPO_URL, "waves", WAVES_APP, False), "app-src-waves.yaml",
+                            "application_manifest")
+
+
+@lab.check(5, "live-app", cluster=True, hint="application_apply")
+def waves_live_app(state):
+    app, problem = live_app(state, WAVES_APP, 5)
+    if problem:
+        return problem
+    return problems_verdict(spec_problems(app, REPO_URL, "waves", WAVES_APP, True), f"Application {WAVES_APP}",
+                            "application_apply")
+
+
+# gitops-engine sync_context.go getSyncTasks: generateName + "<rev[0:7]>-<phase>-<startedAt unix>".
+HOOK_JOB_NAME = re.compile(r"^migrate-([0-9a-f]{7})-presync-([0-9]{9,11})$")
+
+
+@lab.check(5, "waves-hook-job", hint="sync_hooks")
+def waves_hook_job(state):
+    data, problem = evidence(state, "waves.json")
+    if problem:
+        return problem
+    name, problem = typed_field(data, "hook_job", "string", "waves.json hook_job")
+    if problem:
+        return problem
+    match = HOOK_JOB_NAME.match(name)
+    expected = "migrate-<7 hex of the synced commit>-presync-<unix start time>"
+    if not match:
+        return failed("hook_name_format", expected=expected, found=name)
+    if state.repo.ok and match.group(1) not in state.repo.short_shas():
+        return failed("hook_commit_unknown", expected=expected, found=name, sha7=match.group(1))
+    created = parse_time(data.get("hook_created"))
+    if created is not None:
+        delay = created.timestamp() - int(match.group(2))
+        # The Job is created right after the operation starts (startedAt is in its name).
+        if not 0 <= delay <= 3600:
+            return failed("hook_name_time", expected=int(created.timestamp()), found=name,
+                          started=int(match.group(2)), created=data.get("hook_created"))
+    return passed("value_ok", expected=expected, found=name, what="waves.json hook_job")
+
+
+@lab.check(5, "waves-times", hint="sync_waves")
+def waves_times(state):
+    data, problem = evidence(state, "waves.json")
+    if problem:
+        return problem
+    times = {}
+    for key in ("hook_created", "settings_created"):
+        value, problem = typed_field(data, key, "string", f"waves.json {key}")
+        if problem:
+            return problem
+        times[key] = parse_time(value)
+        if times[key] is None:
+            return failed("not_rfc3339", expected="RFC 3339", found=value, what=f"waves.json {key}")
+    if times["hook_created"] > times["settings_created"]:
+        return failed("hook_after_settings", expected="hook_created <= settings_created",
+                      found={"hook_created": data["hook_created"], "settings_created": data["settings_created"]})
+    return passed("hook_before_settings", expected="hook_created <= settings_created",
+                  found={"hook_created": data["hook_created"], "settings_created": data["settings_created"]})
+
+
+@lab.check(5, "waves-settings-created", cluster=True, hint="sync_waves")
+def waves_settings_created(state):
+    data, problem = evidence(state, "waves.json")
+    if problem:
+        return problem
+    value, problem = typed_field(data, "settings_created", "string", "waves.json settings_created")
+    if problem:
+        return problem
+    settings = state.cluster.find("waves_configmaps", "settings")
+    if settings is None:
+        return blocked(5, "live_object_missing", what="ConfigMap src-waves/settings")
+    live = dig(settings, "metadata", "creationTimestamp")
+    recorded, live_time = parse_time(value), parse_time(live)
+    if recorded is None or live_time is None or recorded != live_time:
+        return failed("value_mismatch", expected=live, found=value, what="waves.json settings_created")
+    return passed("value_ok", expected=live, found=value, what="waves.json settings_created")
+
+
+@lab.check(5, "live-hook-job", cluster=True, hint="sync_hooks")
+def waves_live_hook_job(state):
+    """The recorded hook Job, if it still exists, must match. Absence is fine: the lab text says
+    BeforeHookCreation deletes it, while a generateName hook gets a new name per operation and
+    usually remains (sync/hook/delete_policy.go); either way nothing is owed."""
+    data, problem = evidence(state, "waves.json")
+    if problem:
+        return problem
+    name = data.get("hook_job")
+    job = state.cluster.find("waves_jobs", name) if isinstance(name, str) else None
+    if job is None:
+        return passed("hook_job_gone", found=None, name=name)
+    created = dig(job, "metadata", "creationTimestamp")
+    complete = condition(job, "Complete")
+    found = {"creationTimestamp": created, "Complete": dig(complete, "status")}
+    expected = {"creationTimestamp": data.get("hook_created"), "Complete": "True"}
+    if parse_time(created) != parse_time(data.get("hook_created")) or dig(complete, "status") != "True":
+        return failed("live_values_mismatch", expected=expected, found=found, what=f"Job src-waves/{name}")
+    return passed("live_values_ok", expected=expected, found=found, what=f"Job src-waves/{name}")
+
+
+@lab.check(5, "live-order", cluster=True, hint="sync_waves")
+def waves_live_order(state):
+    settings = state.cluster.find("waves_configmaps", "settings")
+    app = state.cluster.find("waves_deployments", "app")
+    smoke = state.cluster.find("waves_jobs", "smoke")
+    missing = [n for n, o in (("ConfigMap settings", settings), ("Deployment app", app), ("Job smoke", smoke)) if o is None]
+    if missing:
+        return blocked(5, "live_object_missing", what=", ".join(f"src-waves/{m}" for m in missing))
+    settings_at = parse_time(dig(settings, "metadata", "creationTimestamp"))
+    app_at = parse_time(dig(app, "metadata", "creationTimestamp"))
+    available = parse_time(dig(condition(app, "Available"), "lastTransitionTime"))
+    smoke_at = parse_time(dig(smoke, "metadata", "creationTimestamp"))
+    found = {"settings": dig(settings, "metadata", "creationTimestamp"),
+             "app": dig(app, "metadata", "creationTimestamp"),
+             "app Available": dig(condition(app, "Available"), "lastTransitionTime"),
+             "smoke": dig(smoke, "metadata", "creationTimestamp")}
+    expected = "settings <= app, app Available <= smoke"
+    if None in (settings_at, app_at, smoke_at) or settings_at > app_at:
+        return failed("wave_order_wrong", expected=expected, found=found)
+    if available is None or available > smoke_at:
+        return failed("wave_order_wrong", expected=expected, found=found)
+    return passed("wave_order_ok", expected=expected, found=found)
+
+
+# ---------------------------------------------------------------- step 6
+
+
+def failed_commit(state):
+    """(commit sha, None) for the commit named in failed-hook.json, else (None, Verdict)."""
+    data, problem = evidence(state, "failed-hook.json")
+    if problem:
+        return None, problem
+    sha, problem = typed_field(data, "commit", "string", "failed-hook.json commit")
+    if problem:
+        return None, problem
+    sha = sha.strip().lower()
+    if not re.fullmatch(r"[0-9a-f]{40}", sha):
+        return None, failed("not_full_sha", expected="40 hex characters", found=data["commit"])
+    problem = repo_blocked(state)
+    if problem:
+        return None, problem
+    if sha not in state.repo.commits:
+        return None, failed("commit_not_on_main", expected="a commit on bare main", found=sha)
+    return sha, None
+
+
+def parent_of(state, sha):
+    parents = state.repo.commits[sha]["parents"]
+    return parents[0] if parents else None
+
+
+@lab.check(6, "failed-commit", hint="failed_hook_commit")
+def failing_commit(state):
+    sha, problem = failed_commit(state)
+    if problem:
+        return problem
+    parent = parent_of(state, sha)
+    after = state.repo.history[sha]
+    before = state.repo.history.get(parent, {}) if parent else {}
+    found = {
+        "waves/config.yaml mode": [yaml_mode(before.get("waves/config.yaml")), yaml_mode(after.get("waves/config.yaml"))],
+        "waves/migrate.yaml": migrate_command(after.get("waves/migrate.yaml")),
+    }
+    mode_changed = found["waves/config.yaml mode"][1] == "green" and found["waves/config.yaml mode"][0] != "green"
+    command = found["waves/migrate.yaml"] or ""
+    hook_broken = "echo migrate failed" in command and "exit 1" in command
+    expected = {"waves/config.yaml mode": ["<not green>", "green"], "waves/migrate.yaml": "echo migrate failed; exit 1"}
+    if mode_changed and hook_broken:
+        return passed("failed_commit_ok", expected=expected, found=found, sha=sha[:7])
+    if mode_changed or hook_broken:
+        return failed("failed_commit_split", expected=expected, found=found, sha=sha[:7])
+    return failed("failed_commit_wrong", expected=expected, found=found, sha=sha[:7])
+
+
+@lab.check(6, "failed-phase", hint="hook_failed_phase")
+def failed_phase(state):
+    data, problem = evidence(state, "failed-hook.json")
+    if problem:
+        return problem
+    phase, problem = typed_field(data, "phase", "string", "failed-hook.json phase")
+    if problem:
+        return problem
+    # A failed PreSync hook ends the operation with phase Failed (gitops-engine sync_context.go
+    # setOperationFailed); Running is what a retry wait shows (appcontroller.go retry branch).
+    if phase == "Running":
+        return failed("phase_recorded_during_retry", expected="Failed", found=phase)
+    if phase != "Failed":
+        return failed("value_mismatch", expected="Failed", found=phase, what="failed-hook.json phase")
+    return passed("value_ok", expected="Failed", found=phase, what="failed-hook.json phase")
+
+
+@lab.check(6, "failed-live-mode", hint="hook_failed_phase")
+def failed_live_mode(state):
+    data, problem = evidence(state, "failed-hook.json")
+    if problem:
+        return problem
+    live_mode, problem = typed_field(data, "live_mode", "string", "failed-hook.json live_mode")
+    if problem:
+        return problem
+    sha, problem = failed_commit(state)
+    if problem:
+        return blocked(6, "failed_commit_unknown")
+    parent = parent_of(state, sha)
+    before = yaml_mode(state.repo.history.get(parent, {}).get("waves/config.yaml")) if parent else None
+    if live_mode != before:
+        return failed("value_mismatch", expected=before, found=live_mode, what="failed-hook.json live_mode",
+                      hint="hook_failed_phase")
+    return passed("value_ok", expected=before, found=live_mode, what="failed-hook.json live_mode")
+
+
+@lab.check(6, "fix-commit", hint="failed_hook_commit")
+def fix_commit(state):
+    sha, problem = failed_commit(state)
+    if problem:
+        return blocked(6, "failed_commit_unknown")
+    head = state.repo.head
+    for candidate in state.repo.order:
+        if candidate == sha or not state.repo.is_ancestor(sha, candidate):
+            continue
+        files = state.repo.history[candidate]
+        command = migrate_command(files.get("waves/migrate.yaml")) or ""
+        if "echo migrate ok" in command and "exit 1" not in command and yaml_mode(files.get("waves/config.yaml")) == "green":
+            return passed("fix_commit_ok", found=candidate, sha=candidate[:7])
+    files = state.repo.history.get(head, {})
+    found = {"head": head, "waves/migrate.yaml": migrate_command(files.get("waves/migrate.yaml")),
+             "mode": yaml_mode(files.get("waves/config.yaml"))}
+    return failed("fix_commit_missing", expected={"waves/migrate.yaml": "echo migrate ok", "mode": "green"}, found=found)
+
+
+@lab.check(6, "live-revision", cluster=True, hint="retry_blocks_new_commits")
+def waves_live_revision(state):
+    app, problem = live_app_blocked(state, WAVES_APP, 5)
+    if problem:
+        return problem
+    problem = repo_blocked(state)
+    if problem:
+        return problem
+    found = {
+        "status.sync.revision": dig(app, "status", "sync", "revision"),
+        "operationState.operation.sync.revision": dig(app, "status", "operationState", "operation", "sync", "revision"),
+        "operationState.syncResult.revision": dig(app, "status", "operationState", "syncResult", "revision"),
+    }
+    head = state.repo.head
+    expected = dict.fromkeys(found, head)
+    failed_sha, _ = failed_commit(state)
+    if failed_sha and found["operationState.operation.sync.revision"] == failed_sha:
+        phase = dig(app, "status", "operationState", "phase")
+        return failed("retrying_failed_revision", expected=expected, found=found, sha=failed_sha[:7], phase=phase)
+    if all(value == head for value in found.values()):
+        return passed("revisions_at_head", expected=expected, found=found, sha=head[:7])
+    return failed("revisions_not_head", expected=expected, found=found, sha=head[:7])
+
+
+@lab.check(6, "live-operation", cluster=True, hint="retry_blocks_new_commits")
+def waves_live_operation(state):
+    app, problem = live_app_blocked(state, WAVES_APP, 5)
+    if problem:
+        return problem
+    sync, health, phase = live_status(app)
+    expected = {"operation": "Succeeded", "sync": "Synced", "health": "Healthy"}
+    found = {"operation": phase, "sync": sync, "health": health}
+    if found == expected:
+        return passed("live_values_ok", expected=expected, found=found, what=f"Application {WAVES_APP}")
+    failed_sha, _ = failed_commit(state)
+    retrying = failed_sha and dig(app, "status", "operationState", "operation", "sync", "revision") == failed_sha
+    if phase in ("Running", "Terminating") and not retrying:
+        return pending("app_converging", expected=expected, found=found, name=WAVES_APP, sync=sync, health=health)
+    if retrying:
+        return failed("retrying_failed_revision", expected=expected, found=found, sha=failed_sha[:7], phase=phase)
+    return failed("live_values_mismatch", expected=expected, found=found, what=f"Application {WAVES_APP}")
+
+
+@lab.check(6, "live-mode-green", cluster=True, hint="retry_blocks_new_commits")
+def waves_live_mode(state):
+    settings = state.cluster.find("waves_configmaps", "settings")
+    if settings is None:
+        return blocked(5, "live_object_missing", what="ConfigMap src-waves/settings")
+    mode = dig(settings, "data", "mode")
+    if mode != "green":
+        return failed("value_mismatch", expected="green", found=mode, what="ConfigMap src-waves/settings data.mode")
+    return passed("value_ok", expected="green", found=mode, what="ConfigMap src-waves/settings data.mode")
+
+
+# ---------------------------------------------------------------- step 7
+
+IGNORE_RULE = {"group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/replicas"]}
+
+
+def ignore_problems(app, what):
+    problems = []
+    rules = dig(app, "spec", "ignoreDifferences", default=[])
+    rules = rules if isinstance(rules, list) else []
+    if not any(isinstance(r, dict) and r.get("group") == "apps" and r.get("kind") == "Deployment"
+               and "/spec/replicas" in (r.get("jsonPointers") or []) for r in rules):
+        problems.append(("spec.ignoreDifferences", [IGNORE_RULE], dig(app, "spec", "ignoreDifferences")))
+    options = sync_options(app)
+    for option in ("RespectIgnoreDifferences=true", "CreateNamespace=true"):
+        if option not in options:
+            problems.append(("spec.syncPolicy.syncOptions", option, dig(app, "spec", "syncPolicy", "syncOptions")))
+    if not automated_enabled(app) or dig(app, "spec", "syncPolicy", "automated", "selfHeal") is not True:
+        problems.append(("spec.syncPolicy.automated.selfHeal", True, dig(app, "spec", "syncPolicy", "automated")))
+    entries = dig(app, "spec", "source", "kustomize", "images")
+    if not (isinstance(entries, list) and any(str(e).replace(" ", "") in KUST_IMAGE_ENTRIES for e in entries)):
+        problems.append(("spec.source.kustomize.images", [KUST_IMAGE_ENTRIES[0]], entries))
+    return problems
+
+
+def ignore_verdict(problems, what):
+    respect_missing = any(f == "spec.syncPolicy.syncOptions" and e == "RespectIgnoreDifferences=true"
+                          for f, e, _ in problems)
+    verdict = problems_verdict(problems, what, "ignore_differences")
+    if respect_missing and len(problems) == 1:
+        return failed("respect_ignore_missing", expected="RespectIgnoreDifferences=true",
+                      found=problems[0][2], what=what, hint="ignore_differences")
+    return verdict
+
+
+@lab.check(7, "app-file", hint="ignore_differences")
+def kust_ignore_file(state):
+    app, problem = application_file(state.files["app-src-kust.yaml"], KUST_APP)
+    if problem:
+        return problem
+    return ignore_verdict(ignore_problems(app, "app-src-kust.yaml"), "app-src-kust.yaml")
+
+
+@lab.check(7, "live-app", cluster=True, hint="ignore_differences")
+def kust_ignore_live(state):
+    app, problem = live_app_blocked(state, KUST_APP, 4)
+    if problem:
+        return problem
+    return ignore_verdict(ignore_problems(app, f"Application {KUST_APP}"), f"Application {KUST_APP}")
+
+
+@lab.check(7, "live-replicas", cluster=True, hint="ignore_differences")
+def kust_live_replicas(state):
+    app, problem = live_app_blocked(state, KUST_APP, 4)
+    if problem:
+        return problem
+    deployment = state.cluster.find("kust_deployments", "prod-api")
+    if deployment is None:
+        return blocked(4, "live_object_missing", what="Deployment src-kust/prod-api")
+    expected = {"prod-api spec.replicas": 4, "src-kust sync": "Synced"}
+    found = {"prod-api spec.replicas": dig(deployment, "spec", "replicas"),
+             "src-kust sync": dig(app, "status", "sync", "status")}
+    if found != expected:
+        return failed("live_values_mismatch", expected=expected, found=found, what="src-kust / prod-api")
+    return passed("live_values_ok", expected=expected, found=found, what="src-kust / prod-api")
+
+
+@lab.check(7, "ignore-times", hint="json_types")
+def ignore_times(state):
+    data, problem = evidence(state, "ignore.json")
+    if problem:
+        return problem
+    values = {}
+    for key in ("scaled_at", "checked_at"):
+        values[key], problem = typed_field(data, key, "integer", f"ignore.json {key}")
+        if problem:
+            return problem
+    if max(values.values()) > state.now + 300:  # five minutes of clock skew are forgiven
+        return failed("time_in_future", expected=f"<= {int(state.now)}", found=values)
+    waited = values["checked_at"] - values["scaled_at"]
+    if waited < 40:
+        return failed("waited_too_short", expected=">= 40", found=waited, waited=waited, hint="ignore_differences")
+    return passed("waited_ok", expected=">= 40", found=waited, waited=waited)
+
+
+@lab.check(7, "ignore-replicas", cluster=True, hint="json_types")
+def ignore_replicas(state):
+    data, problem = evidence(state, "ignore.json")
+    if problem:
+        return problem
+    value, problem = typed_field(data, "replicas", "integer", "ignore.json replicas")
+    if problem:
+        return problem
+    if value != 4:
+        return failed("value_mismatch", expected=4, found=value, what="ignore.json replicas", hint="ignore_differences")
+    return passed("value_ok", expected=4, found=value, what="ignore.json replicas")
+
+
+@lab.check(7, "ignore-sync-status", hint="ignore_differences")
+def ignore_sync_status(state):
+    data, problem = evidence(state, "ignore.json")
+    if problem:
+        return problem
+    value, problem = typed_field(data, "sync_status", "string", "ignore.json sync_status")
+    if problem:
+        return problem
+    if value != "Synced":
+        return failed("value_mismatch", expected="Synced", found=value, what="ignore.json sync_status")
+    return passed("value_ok", expected="Synced", found=value, what="ignore.json sync_status")
+
+
+# kubectl scale writes the /scale subresource and sets no field manager, so the manager is the
+# user-agent prefix: "kubectl" (apiserver managerOrUserAgent). Some reports say "kubectl-scale";
+# under k3s it may be "k3s" when run as `k3s kubectl`. UNVERIFIED which one v1.3x k3s shows:
+# accept any of them, keyed on subresource "scale" (argocd-facts.md §7.3).
+SCALE_MANAGERS = ("kubectl", "kubectl-scale", "k3s")
+ARGOCD_MANAGER = "argocd-controller"  # common.ArgoCDSSAManager
+
+
+@lab.check(7, "replicas-owner", cluster=True, hint="managed_fields")
+def replicas_owner_live(state):
+    deployment = state.cluster.find("kust_deployments", "prod-api")
+    if deployment is None:
+        return blocked(4, "live_object_missing", what="Deployment src-kust/prod-api")
+    owner = replicas_owner(deployment)
+    found = {"manager": dig(owner, "manager"), "subresource": dig(owner, "subresource")}
+    expected = {"manager": " | ".join(SCALE_MANAGERS), "subresource": "scale"}
+    if owner is None or owner.get("manager") == ARGOCD_MANAGER or owner.get("subresource") != "scale":
+        return failed("replicas_not_scaled", expected=expected, found=found)
+    if owner.get("manager") not in SCALE_MANAGERS:
+        return failed("replicas_not_scaled", expected=expected, found=found)
+    return passed("live_values_ok", expected=expected, found=found, what="prod-api managedFields")
+
+
+# ---------------------------------------------------------------- step 8
+
+
+def report_key(state, key, expected_type):
+    data, problem = evidence(state, "report.json")
+    if problem:
+        return None, problem
+    return typed_field(data, key, expected_type, f"report.json {key}")
+
+
+def report_answer(state, key, expected_type, truth, hint):
+    value, problem = report_key(state, key, expected_type)
+    if problem:
+        return problem
+    if value != truth:
+        return failed("value_mismatch", expected=truth, found=value, what=f"report.json {key}", hint=hint)
+    return passed("value_ok", expected=truth, found=value, what=f"report.json {key}")
+
+
+@lab.check(8, "helm-winner", hint="helm_precedence")
+def report_helm_winner(state):
+    verdict = report_answer(state, "helm_winner", "string", "parameters", "helm_precedence")
+    if verdict.status != "PASS":
+        return verdict
+    precedence, _ = evidence(state, "precedence.json")
+    greeting = dig(precedence, "greeting")
+    if greeting != PRECEDENCE_GREETING:
+        return failed("inconsistent_evidence", expected=PRECEDENCE_GREETING, found=greeting,
+                      what="report.json helm_winner", other="precedence.json greeting")
+    return verdict
+
+
+@lab.check(8, "replicas-winner", hint="helm_precedence")
+def report_replicas_winner(state):
+    return report_answer(state, "replicas_winner", "string", "valuesObject", "helm_precedence")
+
+
+@lab.check(8, "helm-installed", hint="helm_template_only")
+def report_helm_installed(state):
+    verdict = report_answer(state, "helm_installed", "boolean", False, "helm_template_only")
+    if verdict.status != "PASS":
+        return verdict
+    tracking, _ = evidence(state, "tracking.json")
+    secrets = dig(tracking, "helm_release_secrets")
+    if secrets != 0 or isinstance(secrets, bool):
+        return failed("inconsistent_evidence", expected=0, found=secrets, what="report.json helm_installed",
+                      other="tracking.json helm_release_secrets")
+    return verdict
+
+
+@lab.check(8, "image-source", hint="kustomize_images")
+def report_image_source(state):
+    return report_answer(state, "image_source", "string", "application", "kustomize_images")
+
+
+@lab.check(8, "hook-blocked-sync", hint="hook_failed_phase")
+def report_hook_blocked(state):
+    verdict = report_answer(state, "hook_blocked_sync", "boolean", True, "hook_failed_phase")
+    if verdict.status != "PASS":
+        return verdict
+    failed_hook, _ = evidence(state, "failed-hook.json")
+    live_mode = dig(failed_hook, "live_mode")
+    if live_mode == "green" or failed_hook is None:
+        return failed("inconsistent_evidence", expected="live_mode != green", found=live_mode,
+                      what="report.json hook_blocked_sync", other="failed-hook.json live_mode")
+    return verdict
+
+
+@lab.check(8, "replicas-owner", cluster=True, hint="managed_fields")
+def report_replicas_owner(state):
+    value, problem = report_key(state, "replicas_owner", "string")
+    if problem:
+        return problem
+    deployment = state.cluster.find("kust_deployments", "prod-api")
+    if deployment is None:
+        return blocked(4, "live_object_missing", what="Deployment src-kust/prod-api")
+    owner = dig(replicas_owner(deployment), "manager")
+    if value != owner:
+        return failed("value_mismatch", expected=owner, found=value, what="report.json replicas_owner")
+    return passed("value_ok", expected=owner, found=value, what="report.json replicas_owner")
+

@@ -1,0 +1,66 @@
+"""Check results and how they roll up into steps and labs (docs/grading-contract.md)."""
+
+from __future__ import annotations
+
+PASS = "PASS"
+FAIL = "FAIL"
+PENDING = "PENDING"
+ERROR = "ERROR"
+
+# Worst first: an ERROR hides nothing about the learner, it says the grader could not judge.
+SEVERITY = {PASS: 0, PENDING: 1, FAIL: 2, ERROR: 3}
+
+
+class Verdict:
+    """What a check function returns: a status plus the evidence and a message key.
+
+    The lab runner adds lab/step/check ids and renders the message, so check functions stay
+    small and do not need to know their own id or the learner's language.
+    """
+
+    __slots__ = ("expected", "found", "hint", "key", "params", "status")
+
+    def __init__(self, status, msg_key, expected=None, found=None, hint=None, **params):
+        self.status = status
+        self.key = msg_key
+        self.expected = expected
+        self.found = found
+        self.hint = hint
+        self.params = params
+
+    def __repr__(self):
+        return f"Verdict({self.status}, {self.key}, expected={self.expected!r}, found={self.found!r})"
+
+
+# `msg_key` is positional-only so that a check can pass a message parameter named `key`.
+def passed(msg_key="ok", /, expected=None, found=None, **params):
+    return Verdict(PASS, msg_key, expected, found, **params)
+
+
+def failed(msg_key, /, expected=None, found=None, hint=None, **params):
+    return Verdict(FAIL, msg_key, expected, found, hint, **params)
+
+
+def pending(msg_key, /, expected=None, found=None, hint=None, **params):
+    return Verdict(PENDING, msg_key, expected, found, hint, **params)
+
+
+def errored(msg_key, /, expected=None, found=None, **params):
+    return Verdict(ERROR, msg_key, expected, found, **params)
+
+
+def worst(statuses):
+    """The most severe status of an iterable (PASS for an empty one)."""
+    result = PASS
+    for status in statuses:
+        if SEVERITY[status] > SEVERITY[result]:
+            result = status
+    return result
+
+
+def summarize(checks):
+    counts = {PASS: 0, FAIL: 0, PENDING: 0, ERROR: 0}
+    for check in checks:
+        counts[check["status"]] += 1
+    counts["total"] = len(checks)
+    return counts

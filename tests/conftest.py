@@ -1,0 +1,57 @@
+"""Test-wide setup: make the project's module_utils importable as Ansible does at run time
+(ansible.cfg `module_utils = plugins/module_utils`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import ansible.module_utils
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+_MODULE_UTILS = str(REPO_ROOT / "plugins" / "module_utils")
+if _MODULE_UTILS not in ansible.module_utils.__path__:
+    ansible.module_utils.__path__.append(_MODULE_UTILS)
+
+
+import sys  # noqa: E402
+import threading  # noqa: E402
+
+import pytest  # noqa: E402
+
+sys.path.insert(0, str(REPO_ROOT))  # the labworld package (fixture worlds, fake API server)
+
+WORLDS = REPO_ROOT / "fixtures" / "worlds"
+
+
+class FakeApi:
+    """One fake API server for the test session; every materialized host is served under /h/<host>."""
+
+    def __init__(self, root):
+        from labworld.server import make_server
+
+        self.root = root
+        self.server = make_server(root, 0)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
+        self.thread.start()
+        self._hosts = 0
+
+    def world(self, relpath, host=None):
+        """Materialize fixtures/worlds/<relpath> as a new host; returns its directory."""
+        from labworld.materialize import materialize
+
+        self._hosts += 1
+        host = host or f"h{self._hosts:03d}"
+        materialize(WORLDS / relpath, host, self.root, self.url)
+        return self.root / host
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture(scope="session")
+def fake_api(tmp_path_factory):
+    api = FakeApi(tmp_path_factory.mktemp("worlds"))
+    yield api
+    api.close()
