@@ -5,12 +5,9 @@ workspace files, the kubernetes client against the fake API server), then mutate
 from __future__ import annotations
 
 import copy
-import json
 
 import pytest
 import yaml
-
-from ansible.module_utils.labgrader.grading import grade
 from ansible.module_utils.labgrader.labs import capa_src
 from ansible.module_utils.labgrader.result import PASS
 
@@ -230,7 +227,7 @@ def test_replicas_as_a_string(state):
     failing = not_passing(state)
     assert set(failing) == {"capa-src.7.ignore-replicas"}
     check = failing["capa-src.7.ignore-replicas"]
-    assert check["message"] == 'ignore.json replicas: expected a JSON integer, found a string ("4")'
+    assert check["message"] == 'ignore.json replicas: the JSON type must be integer, found string ("4")'
     assert check["hint"].startswith("Write numbers without quotes")
 
 

@@ -6,7 +6,6 @@ import json
 import os
 
 import pytest
-
 from ansible.module_utils.labgrader.workspace import read_json, read_text, read_yaml_documents
 
 

@@ -20,7 +20,7 @@ MESSAGES = {
     "live_disagrees": ("{what}: you recorded {recorded}, but the live cluster shows {found} (expected {expected})",
                        "{what}: 記録は {recorded} だが、クラスターの実際の値は {found}(期待値 {expected})",
                        "{what}: 기록은 {recorded} 이지만 클러스터의 실제 값은 {found} 입니다 (기대값 {expected})"),
-    "wrong_type": ("{what}: expected a JSON {expected_type}, found a {found_type} ({found})",
+    "wrong_type": ("{what}: the JSON type must be {expected_type}, found {found_type} ({found})",
                    "{what}: JSON の {expected_type} が必要だが、{found_type}({found})が書かれている",
                    "{what}: JSON {expected_type} 이어야 하는데 {found_type} ({found}) 입니다"),
     "missing_key": ("{what}: the key \"{key}\" is missing", "{what}: キー \"{key}\" がない",

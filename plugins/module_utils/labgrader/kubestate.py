@@ -60,7 +60,7 @@ class KubeReader:
             response = self.api.rest_client.request(method, url, headers=headers, _request_timeout=self.timeout)
             body = response.read()
         except (urllib3.exceptions.HTTPError, OSError) as exc:
-            raise ClusterError("unreachable", " ".join(str(exc).split())[:200]) from None
+            raise ClusterError("unreachable", f"{self.api.configuration.host}: {connection_reason(exc)}") from None
         except kubernetes.client.exceptions.ApiException as exc:
             return self._status(path, exc.status, exc.body)
         return self._status(path, response.status, body)
@@ -80,6 +80,16 @@ class KubeReader:
             return json.loads(text)
         except ValueError:
             raise ClusterError("api", f"GET {path}: the answer is not JSON") from None
+
+
+def connection_reason(exc):
+    """The useful end of a urllib3 error: 'Connection refused', 'Read timed out', ..."""
+    reason = getattr(exc, "reason", None) or exc
+    text = " ".join(str(reason).split())
+    for marker in ("Failed to establish a new connection: ", "Connection aborted.', "):
+        if marker in text:
+            text = text.split(marker, 1)[1]
+    return text.strip("()'\" ")[:200]
 
 
 def _status_message(text):

@@ -1,0 +1,92 @@
+"""Whole learner states from the demo class, graded end to end through collection: bad input is
+a FAIL with a reason (never an ERROR or a traceback), unrelated steps stay independent, and a
+transitional Argo CD state is PENDING."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from ansible.module_utils.labgrader.grading import grade
+from ansible.module_utils.labgrader.labs import capa_src
+
+
+def grade_world(fake_api, world, settle=0.0):
+    host_dir = fake_api.world(f"capa-src/{world}")
+
+    def collect():
+        return capa_src.collect(str(host_dir / "root" / "capa-src"), str(host_dir / "srv" / "bare"),
+                                str(host_dir / "kubeconfig"), timeout=5)
+
+    return grade(capa_src.lab, collect, "en", settle_seconds=settle, poll_seconds=0.1)
+
+
+def checks(result):
+    return {c["check"]: c for s in result["steps"] for c in s["checks"]}
+
+
+def step_status(result):
+    return {s["step"]: s["status"] for s in result["steps"]}
+
+
+def test_half_done_passes_steps_1_to_4_and_fails_the_rest(fake_api):
+    result = grade_world(fake_api, "half-done.yaml")
+    assert step_status(result) == {1: "PASS", 2: "PASS", 3: "PASS", 4: "PASS",
+                                   5: "FAIL", 6: "FAIL", 7: "FAIL", 8: "FAIL"}
+    by_id = checks(result)
+    assert by_id["capa-src.5.live-app"]["message"] == "Application src-waves does not exist in namespace argocd"
+    # a later step that depends on a missing earlier one says so instead of a misleading reason
+    assert by_id["capa-src.6.live-revision"]["message"] == (
+        "blocked by step 5: Application src-waves does not exist in namespace argocd")
+
+
+def test_empty_learner_fails_everything_without_errors(fake_api):
+    result = grade_world(fake_api, "empty.yaml")
+    assert Counter(c["status"] for c in checks(result).values()) == {"FAIL": 56}
+    by_id = checks(result)
+    assert by_id["capa-src.1.bare-repo"]["message"].endswith("/srv/bare/src.git does not exist")
+    assert by_id["capa-src.5.live-hook-job"]["status"] == "FAIL"
+
+
+def test_garbage_files_are_failures_with_reasons(fake_api):
+    result = grade_world(fake_api, "garbage.yaml")
+    by_id = checks(result)
+    assert not [c for c in by_id.values() if c["status"] == "ERROR"]
+    messages = {cid: c["message"] for cid, c in by_id.items()}
+    assert messages["capa-src.2.precedence-replicas"].endswith("precedence.json is not UTF-8 text")
+    assert "tracking.json is too large to be an evidence file (" in messages["capa-src.3.tracking-annotation"]
+    assert "waves.json is not valid JSON: " in messages["capa-src.5.waves-times"]
+    assert messages["capa-src.8.helm-winner"] == (
+        'report.json: the JSON type must be object, found array (["parameters", "valuesObject", false, "application", '
+        'true, "kubectl"])')
+    assert "failed-hook.json points outside the workspace (/etc/passwd)" in messages["capa-src.6.failed-phase"]
+    assert "app-src-kust.yaml is not valid YAML: " in messages["capa-src.4.app-file"]
+    assert messages["capa-src.7.ignore-times"].endswith("ignore.json is empty")
+
+
+def test_mid_sync_is_pending_after_the_bounded_wait(fake_api):
+    result = grade_world(fake_api, "mid-sync.yaml", settle=0.3)
+    assert result["collected"]["attempts"] >= 2
+    pending = {cid for cid, c in checks(result).items() if c["status"] == "PENDING"}
+    assert "capa-src.6.live-operation" in pending
+    assert result["status"] in ("PENDING", "FAIL")
+
+
+def test_broken_cluster_is_error_not_failure(fake_api):
+    result = grade_world(fake_api, "broken-cluster.yaml")
+    by_id = checks(result)
+    live = [c for cid, c in by_id.items() if c["status"] == "ERROR"]
+    assert len(live) == sum(1 for *_, cluster, _ in capa_src.lab.checks if cluster)
+    assert result["error"]["kind"] == "unreachable"
+    assert all(c["hint"] == "" for c in live)
+
+
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+def test_learner_language(fake_api, lang):
+    host_dir = fake_api.world("capa-src/half-done.yaml")
+    state = capa_src.collect(str(host_dir / "root" / "capa-src"), str(host_dir / "srv" / "bare"),
+                             str(host_dir / "kubeconfig"))
+    by_id = {c["check"]: c for c in capa_src.lab.judge(state, lang)}
+    message = by_id["capa-src.5.live-app"]["message"]
+    assert message == {"ja": "Application src-waves が argocd ネームスペースにない",
+                       "ko": "Application src-waves 가 argocd 네임스페이스에 없습니다"}[lang]
