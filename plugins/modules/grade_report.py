@@ -1,0 +1,216 @@
+"""Write the class report of one grading run (controller side)."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: grade_report
+short_description: Write the class report of one grading run
+description:
+  - Turns the host records of one grading run (see C(docs/grading-contract.md)) into a report
+    folder C(<output_dir>/<YYYYmmddTHHMMSSZ>/) holding C(grades.json), C(junit.xml) and
+    C(index.html), and points C(<output_dir>/latest) at it (the symlink is replaced atomically).
+  - Also returns a compact text matrix of the class, which the C(grade_matrix) callback prints.
+  - "Runs on the controller (C(delegate_to: localhost), C(run_once: true)). It is a writer, not a
+    grader, so it reports C(changed=true) when it writes a report."
+  - Bad input never raises. A record that is missing, not a mapping or has the wrong shape
+    becomes a host (or lab, or check) in ERROR of kind C(grader), kept apart from learner failures.
+  - The file layout and the C(lab-grades/v1) schema are described in C(docs/report-format.md).
+options:
+  records:
+    description:
+      - The host records, as a list (one per host), a mapping host name -> record, or a JSON
+        string of either.
+      - An item that is C(null), empty or not a mapping becomes a host in ERROR.
+    type: raw
+    required: true
+  hosts:
+    description:
+      - The hosts that were meant to be graded, usually C(ansible_play_hosts_all).
+      - A host in this list with no record becomes a host in ERROR (kind C(grader), "the host
+        produced no grading record").
+      - When it has the same length as a list O(records), items are paired by position, which
+        names records that lack a C(host) key.
+    type: list
+    elements: str
+    default: []
+  output_dir:
+    description:
+      - The folder that holds the timestamped report folders and the C(latest) symlink.
+        Created when missing.
+    type: path
+    required: true
+  lang:
+    description:
+      - Language of the report's own labels (headers, legend). Learner messages are already in
+        each host's language.
+    type: str
+    choices: [en, ja, ko]
+    default: en
+  title:
+    description:
+      - Page title of C(index.html). Defaults to "Class report" in O(lang).
+    type: str
+    default: ""
+  ascii:
+    description:
+      - Use ASCII symbols in the terminal matrix (C(+ X ~ ! .)) instead of C(✓ ✗ ⋯ ! ∙).
+    type: bool
+    default: false
+extends_documentation_fragment:
+  - action_common_attributes
+attributes:
+  check_mode:
+    support: full
+    details: In check mode nothing is written; the would-be paths and the matrix are returned.
+  diff_mode:
+    support: none
+  platform:
+    platforms: posix
+author:
+  - Lab grader team
+"""
+
+EXAMPLES = r"""
+- name: CHECK write the class report
+  grade_report:
+    # hosts without a grade_record fact are dropped here and reported as ERROR through `hosts`
+    records: >-
+      {{ ansible_play_hosts_all | map('extract', hostvars)
+         | selectattr('grade_record', 'defined') | map(attribute='grade_record') | list }}
+    hosts: "{{ ansible_play_hosts_all }}"
+    output_dir: "{{ grade_report_dir | default(playbook_dir ~ '/reports') }}"
+    lang: "{{ grade_report_lang | default('en') }}"
+  delegate_to: localhost
+  run_once: true
+  register: class_report
+
+- name: Fail the run in strict mode when a learner failed
+  ansible.builtin.fail:
+    msg: "learner failures, see {{ class_report.files[2] }}"
+  when: grade_strict | default(false) | bool and class_report.learner_failures
+  run_once: true
+"""
+
+RETURN = r"""
+report_dir:
+  description: The report folder of this run (not created in check mode).
+  returned: always
+  type: str
+  sample: /srv/grader/reports/20261130T051200Z
+latest:
+  description: The symlink that points at the newest report folder.
+  returned: always
+  type: str
+  sample: /srv/grader/reports/latest
+files:
+  description: Paths of grades.json, junit.xml and index.html, in that order.
+  returned: always
+  type: list
+  elements: str
+  sample:
+    - /srv/grader/reports/20261130T051200Z/grades.json
+    - /srv/grader/reports/20261130T051200Z/junit.xml
+    - /srv/grader/reports/20261130T051200Z/index.html
+index_html:
+  description: Path of index.html (same as the last item of RV(files)).
+  returned: always
+  type: str
+  sample: /srv/grader/reports/20261130T051200Z/index.html
+generated_at:
+  description: UTC time of the report, ISO 8601.
+  returned: always
+  type: str
+  sample: "2026-11-30T05:12:00Z"
+counts:
+  description:
+    - Check outcomes over all graded hosts (PASS, FAIL, PENDING, ERROR, total) and host counts
+      (hosts, hosts_graded, hosts_in_error), plus labs_in_error (lab results that could not be read).
+  returned: always
+  type: dict
+  sample: {PASS: 160, FAIL: 3, PENDING: 1, ERROR: 0, total: 164, hosts: 5, hosts_graded: 4,
+           hosts_in_error: 1, labs_in_error: 0}
+matrix:
+  description: The compact class matrix for a terminal, one string with newlines.
+  returned: always
+  type: str
+hosts_in_error:
+  description: Names of the hosts that could not be graded (environment or grader errors).
+  returned: always
+  type: list
+  elements: str
+  sample: [learner03]
+host_errors:
+  description: The same hosts with their error kind and message.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{host: learner03, kind: unreachable, message: "ssh: connect timed out"}]
+learner_failures:
+  description: True when any check of a graded host is FAIL.
+  returned: always
+  type: bool
+"""
+
+import datetime
+import os
+import traceback
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.labgrader.report import (
+    LATEST,
+    UTC,
+    build_report,
+    plan_report_dir,
+    report_files,
+    write_report,
+)
+
+
+def argument_spec():
+    return {
+        "records": {"type": "raw", "required": True},
+        "hosts": {"type": "list", "elements": "str", "default": []},
+        "output_dir": {"type": "path", "required": True},
+        "lang": {"type": "str", "choices": ["en", "ja", "ko"], "default": "en"},
+        "title": {"type": "str", "default": ""},
+        "ascii": {"type": "bool", "default": False},
+    }
+
+
+def main():
+    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
+    params = module.params
+    now = datetime.datetime.now(UTC)
+    output_dir = os.path.abspath(params["output_dir"])
+    report_dir = plan_report_dir(output_dir, now)
+    try:
+        report = build_report(params["records"], hosts=params["hosts"], lang=params["lang"], now=now,
+                              report_dir=report_dir, ascii_only=params["ascii"], title=params["title"])
+    except Exception as exc:  # a bug of the report writer, never a learner outcome  # noqa: BLE001
+        module.fail_json(msg=f"grade_report could not build the report (grader bug): {exc}",
+                         exception=traceback.format_exc())
+    files = report_files(report_dir)
+    result = {
+        "changed": True,
+        "report_dir": report_dir,
+        "latest": os.path.join(output_dir, LATEST),
+        "files": files,
+        "index_html": files[-1],
+        "generated_at": report["generated_at"],
+        "counts": report["counts"],
+        "matrix": report["matrix"],
+        "hosts_in_error": report["hosts_in_error"],
+        "host_errors": report["host_errors"],
+        "learner_failures": report["learner_failures"],
+    }
+    if not module.check_mode:
+        try:
+            for warning in write_report(report_dir, report["contents"]):
+                module.warn(warning)
+        except OSError as exc:
+            module.fail_json(msg=f"grade_report could not write {report_dir}: {exc}", **result)
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+"""The real `ansible-playbook grade.yml` over the demo class: exit codes, -l, strict mode,
+enrolled labs, the report folder and the printed matrix."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+pytestmark = pytest.mark.playbook
+
+DEMO_WORLDS = {
+    "learner01": "golden.yaml", "learner02": "half-done.yaml", "learner03": "classic-mistakes.yaml",
+    "learner04": "empty.yaml", "learner05": "garbage.yaml", "learner06": "mid-sync.yaml",
+    "learner07": "broken-cluster.yaml",
+}
+
+
+@pytest.fixture(scope="module")
+def demo_class(fake_api):
+    for host, world in DEMO_WORLDS.items():
+        fake_api.world(f"capa-src/{world}", host=host)
+    return fake_api.root
+
+
+def run_grade(demo_class, tmp_path, *args):
+    reports = tmp_path / "reports"
+    env = {**os.environ, "LAB_DEMO_ROOT": str(demo_class), "ANSIBLE_NOCOLOR": "1",
+           "GRADE_MATRIX_COLORIZE": "false", "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"}
+    result = subprocess.run(
+        ["ansible-playbook", "-i", "inventory/demo", "grade.yml", "-e", f"grade_report_dir={reports}", *args],
+        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)
+    grades = reports / "latest" / "grades.json"
+    data = json.loads(grades.read_text()) if grades.exists() else None
+    return result, data
+
+
+def states(grades):
+    return {h["host"]: (h["state"], (h.get("error") or {}).get("kind")) for h in grades["hosts"]}
+
+
+def test_whole_class_grades_everyone_and_exits_2_for_hosts_in_error(demo_class, tmp_path):
+    result, grades = run_grade(demo_class, tmp_path)
+    assert result.returncode == 2, result.stdout[-3000:]
+    assert states(grades) == {
+        "learner01": ("graded", None), "learner02": ("graded", None), "learner03": ("graded", None),
+        "learner04": ("graded", None), "learner05": ("graded", None), "learner06": ("graded", None),
+        "learner07": ("error", "health"), "learner08": ("error", "unreachable"),
+    }
+    golden = [r for r in grades["records"] if r["host"] == "learner01"]
+    assert len(golden) == 56 and {r["status"] for r in golden} == {"PASS"}
+    assert "learner01  ✓✓✓✓✓✓✓✓  56/56" in result.stdout
+    assert "Could not grade: learner07, learner08." in result.stdout
+    assert (tmp_path / "reports" / "latest" / "junit.xml").exists()
+    assert (tmp_path / "reports" / "latest" / "index.html").exists()
+
+
+def test_limit_grades_one_learner_and_exits_0_even_when_the_learner_fails(demo_class, tmp_path):
+    result, grades = run_grade(demo_class, tmp_path, "-l", "learner03")
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert states(grades) == {"learner03": ("graded", None)}
+    messages = {r["check"]: r["message"] for r in grades["records"] if r["status"] == "FAIL"}
+    assert "차트 디렉터리가 기준이므로" in messages["capa-src.1.app-file-value-files"]  # learner03 reads Korean
+
+
+def test_strict_mode_fails_on_learner_failures(demo_class, tmp_path):
+    result, grades = run_grade(demo_class, tmp_path, "-l", "learner03", "-e", "grade_strict=true")
+    assert result.returncode == 2
+    assert "Strict mode: learners have failing checks." in result.stdout
+    assert states(grades) == {"learner03": ("graded", None)}
+
+
+def test_strict_mode_passes_a_perfect_learner(demo_class, tmp_path):
+    result, _ = run_grade(demo_class, tmp_path, "-l", "learner01", "-e", "grade_strict=true")
+    assert result.returncode == 0, result.stdout[-3000:]
+
+
+def test_unknown_enrolled_lab_is_a_grader_error(demo_class, tmp_path):
+    result, grades = run_grade(demo_class, tmp_path, "-l", "learner01", "-e", "lab_enrolled=capa-src,nope")
+    assert result.returncode == 2
+    host = grades["hosts"][0]
+    assert (host["state"], host["error"]["kind"], host["error"]["message"]) == ("error", "grader", "unknown labs: nope")

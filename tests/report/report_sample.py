@@ -1,0 +1,88 @@
+"""Host records of a small class, built the way the grading modules build them."""
+
+from __future__ import annotations
+
+import datetime
+
+NOW = datetime.datetime(2026, 11, 30, 5, 12, 0, tzinfo=datetime.timezone.utc)  # noqa: UP017
+STAMP = "20261130T051200Z"
+GENERATED_AT = "2026-11-30T05:12:00Z"
+
+SCRIPT = "<script>alert('x')</script>"
+JA_MESSAGE = "precedence.json の replicas: 期待値 3、実際の値 2"
+JA_HINT = "parameters が valuesObject より優先されます"
+KO_MESSAGE = "ci 계정이 prod 에 쓸 수 있습니다"
+
+
+def check(lab, step, name, status="PASS", expected=True, found=True, message="ok", hint="", key="ok"):
+    return {
+        "lab": lab, "step": step, "check": f"{lab}.{step}.{name}", "status": status,
+        "expected": expected, "found": found, "message_key": key,
+        "params": {"expected": expected, "found": found}, "message": message, "hint": hint,
+    }
+
+
+def lab(lab_id, steps, lang="en"):
+    """steps: {number: [check, ...]} -> a lab result as grading.Lab.result() returns it."""
+    order = {"PASS": 0, "PENDING": 1, "FAIL": 2, "ERROR": 3}
+    out_steps, all_checks = [], []
+    for number in sorted(steps):
+        checks = steps[number]
+        all_checks += checks
+        status = max((c["status"] for c in checks), key=order.get, default="PASS")
+        out_steps.append({"step": number, "title": f"{lab_id} step {number} title", "status": status,
+                          "checks": checks})
+    summary = {s: sum(1 for c in all_checks if c["status"] == s) for s in order}
+    summary["total"] = len(all_checks)
+    return {
+        "changed": False, "lab": lab_id, "lang": lang,
+        "status": max((s["status"] for s in out_steps), key=order.get, default="PASS"),
+        "summary": summary, "steps": out_steps,
+        "collected": {"api_requests": 3, "seconds": 0.25, "attempts": 1},
+    }
+
+
+def capa(lang="en", step2=None, step3=None):
+    return lab("capa-src", {
+        1: [check("capa-src", 1, "chart-in-git"), check("capa-src", 1, "app-source")],
+        2: step2 or [check("capa-src", 2, "precedence-replicas", expected=3, found=3),
+                     check("capa-src", 2, "precedence-image")],
+        3: step3 or [check("capa-src", 3, "no-helm-release")],
+    }, lang)
+
+
+def cgoa(lang="en", step2=None):
+    return lab("cgoa-ci", {
+        1: [check("cgoa-ci", 1, "baseline")],
+        2: step2 or [check("cgoa-ci", 2, "ci-cannot-write-prod"), check("cgoa-ci", 2, "ci-can-write-dev")],
+    }, lang)
+
+
+def record(host, lang, labs):
+    return {"host": host, "lang": lang, "state": "graded", "error": None, "labs": labs}
+
+
+def class_records():
+    """learner01 all pass; 02 a FAIL and a PENDING (ja); 03 unreachable; 04 <script> found (ko)
+    with control characters; 10 graded on capa-src only."""
+    l02_step2 = [
+        check("capa-src", 2, "precedence-replicas", "FAIL", 3, 2, JA_MESSAGE, JA_HINT, "value_mismatch"),
+        check("capa-src", 2, "precedence-image"),
+    ]
+    l02_step3 = [check("capa-src", 3, "no-helm-release", "PENDING", "Synced", "Progressing",
+                       "Argo CD はまだ同期中です", "", "still_converging")]
+    l04_step2 = [
+        check("cgoa-ci", 2, "ci-cannot-write-prod", "FAIL", "forbidden", SCRIPT,
+              KO_MESSAGE + " \x1b[31m\x00bell\x07", "RBAC & <Role> 확인", "rbac_allows"),
+        check("cgoa-ci", 2, "ci-can-write-dev"),
+    ]
+    return [
+        record("learner01", "en", {"capa-src": capa(), "cgoa-ci": cgoa()}),
+        record("learner02", "ja", {"capa-src": capa("ja", l02_step2, l02_step3), "cgoa-ci": cgoa("ja")}),
+        {"host": "learner03", "lang": "en", "state": "error",
+         "error": {"kind": "unreachable", "message": "ssh: connect to host 10.0.0.3 port 22: timed out",
+                   "details": {"rc": 255}},
+         "labs": {}},
+        record("learner04", "ko", {"capa-src": capa("ko"), "cgoa-ci": cgoa("ko", l04_step2)}),
+        record("learner10", "en", {"capa-src": capa()}),
+    ]

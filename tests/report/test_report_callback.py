@@ -1,0 +1,114 @@
+"""The grade_matrix callback, called with fake task results."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+import yaml
+from conftest import REPO_ROOT
+
+CALLBACK_PATH = REPO_ROOT / "plugins" / "callback" / "grade_matrix.py"
+MATRIX = "host       capa-src  score\nlearner01  ✓✗⋯       1/3\nreport: /r/index.html"
+
+
+def load_callback():
+    spec = importlib.util.spec_from_file_location("grade_matrix_under_test", CALLBACK_PATH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+grade_matrix = load_callback()
+
+
+class FakeTask:
+    def __init__(self, action, resolved_action=None):
+        self.action = action
+        self.resolved_action = resolved_action
+
+
+class NewResult:
+    """ansible-core >= 2.19: CallbackTaskResult with .task and .result."""
+
+    def __init__(self, action, result, resolved_action=None):
+        self.task = FakeTask(action, resolved_action)
+        self.result = result
+
+
+class OldResult:
+    """ansible-core < 2.19: TaskResult with ._task and ._result."""
+
+    def __init__(self, action, result):
+        self._task = FakeTask(action)
+        self._result = result
+
+
+class FakeDisplay:
+    def __init__(self):
+        self.lines = []
+
+    def display(self, msg, *args, **kwargs):
+        self.lines.append(msg)
+
+
+@pytest.fixture
+def callback(monkeypatch):
+    plugin = grade_matrix.CallbackModule()
+    plugin._display = FakeDisplay()
+    monkeypatch.setattr(plugin, "get_option", lambda name: False)  # print exactly as returned
+    return plugin
+
+
+@pytest.mark.parametrize("result", [
+    NewResult("grade_report", {"matrix": MATRIX, "changed": True}),
+    NewResult("grade_report", {"matrix": MATRIX}, resolved_action="ansible.legacy.grade_report"),
+    NewResult("labs.grader.grade_report", {"matrix": MATRIX}),
+    OldResult("grade_report", {"matrix": MATRIX}),
+    NewResult("grade_report", {"results": [{"matrix": MATRIX}, {"skipped": True}]}),
+])
+def test_prints_the_matrix_raw(callback, result):
+    callback.v2_runner_on_ok(result)
+    assert callback._display.lines == ["\n" + MATRIX]
+
+
+@pytest.mark.parametrize("result", [
+    NewResult("ansible.builtin.debug", {"msg": "hi", "matrix": "not ours"}),
+    NewResult("capa_src", {"steps": []}),
+    NewResult("grade_report", {"changed": False}),
+    NewResult("grade_report", {"matrix": 42}),
+    NewResult("grade_report", None),
+    NewResult(None, {"matrix": MATRIX}),
+    object(),
+    None,
+])
+def test_ignores_everything_else_without_crashing(callback, result):
+    callback.v2_runner_on_ok(result)
+    assert callback._display.lines == []
+
+
+def test_colorize_only_touches_row_symbols(monkeypatch):
+    monkeypatch.setattr(grade_matrix, "stringc", lambda text, color: f"<{color}>{text}</>")
+    colored = grade_matrix.colorize_matrix(MATRIX + "\nlegend: ✓ pass")
+    assert colored.split("\n") == [
+        "host       capa-src  score",
+        "learner01  <green>✓</><red>✗</><yellow>⋯</>       1/3",
+        "report: /r/index.html",
+        "legend: ✓ pass",
+    ]
+
+
+def test_colorize_option_is_used(monkeypatch):
+    plugin = grade_matrix.CallbackModule()
+    plugin._display = FakeDisplay()
+    monkeypatch.setattr(plugin, "get_option", lambda name: True)
+    monkeypatch.setattr(grade_matrix, "stringc", lambda text, color: f"<{color}>{text}</>")
+    plugin.v2_runner_on_ok(NewResult("grade_report", {"matrix": MATRIX}))
+    assert "<green>✓</>" in plugin._display.lines[0]
+
+
+def test_documentation_and_class_attributes():
+    doc = yaml.safe_load(grade_matrix.DOCUMENTATION)
+    assert doc["name"] == "grade_matrix" and doc["type"] == "aggregate"
+    cls = grade_matrix.CallbackModule
+    assert (cls.CALLBACK_NAME, cls.CALLBACK_TYPE, cls.CALLBACK_NEEDS_ENABLED) == ("grade_matrix", "aggregate", True)

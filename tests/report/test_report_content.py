@@ -1,0 +1,425 @@
+"""The pure functions of labgrader.report: records -> grades.json / junit.xml / index.html / matrix."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+from ansible.module_utils.labgrader import report
+from report_sample import (
+    GENERATED_AT,
+    JA_HINT,
+    JA_MESSAGE,
+    NOW,
+    SCRIPT,
+    STAMP,
+    capa,
+    cgoa,
+    check,
+    class_records,
+    lab,
+    record,
+)
+
+REPORT_DIR = f"/srv/reports/{STAMP}"
+
+
+def build(records=None, **kwargs):
+    kwargs.setdefault("now", NOW)
+    kwargs.setdefault("report_dir", REPORT_DIR)
+    return report.build_report(class_records() if records is None else records, **kwargs)
+
+
+# --- normalisation -------------------------------------------------------------------------
+
+
+def test_hosts_sorted_naturally_and_states():
+    hosts = report.normalize_records(class_records())
+    assert [h["host"] for h in hosts] == ["learner01", "learner02", "learner03", "learner04", "learner10"]
+    assert [h["state"] for h in hosts] == ["graded", "graded", "error", "graded", "graded"]
+    assert hosts[2]["error"] == {"kind": "unreachable",
+                                 "message": "ssh: connect to host 10.0.0.3 port 22: timed out",
+                                 "details": {"rc": 255}}
+
+
+@pytest.mark.parametrize("bad, message", [
+    (None, "the host produced no grading record"),
+    ("", "the host produced no grading record"),
+    ("UndefinedMarker", "the grading record is not a mapping: 'UndefinedMarker'"),
+    (42, "the grading record is not a mapping: 42"),
+    ({"host": "h", "state": "graded"}, "the record has no 'labs' mapping"),
+    ({"host": "h", "state": "graded", "labs": {}}, "the host was graded but has no lab results"),
+    ({"host": "h", "state": "weird", "labs": {}}, "the record has an unknown state 'weird'"),
+    ({"host": "h", "state": "error", "error": "boom"},
+     "the host is in error but the record has no error details: 'boom'"),
+    ({"host": "h", "state": "error", "error": {"kind": "disk", "message": "full"}}, "[disk] full"),
+])
+def test_bad_records_become_grader_errors(bad, message):
+    (host,) = report.normalize_records([bad], hosts=["h"])
+    assert host["host"] == "h"
+    assert host["state"] == "error"
+    assert host["error"]["kind"] == "grader"
+    assert host["error"]["message"] == message
+    assert host["labs"] == {}
+
+
+def test_missing_hosts_and_unnamed_records():
+    hosts = report.normalize_records([record("a", "en", {"capa-src": capa()}), None],
+                                     hosts=["a", "b", "c"])
+    assert [(h["host"], h["state"]) for h in hosts] == [
+        ("a", "graded"), ("b", "error"), ("c", "error"), ("record-2", "error")]
+    assert hosts[1]["error"]["message"].startswith("the host produced no grading record (unreachable")
+
+
+def test_records_paired_with_hosts_by_position_and_mapping_and_json():
+    by_position = report.normalize_records([None, record("b", "en", {"capa-src": capa()})], hosts=["a", "b"])
+    assert [(h["host"], h["state"]) for h in by_position] == [("a", "error"), ("b", "graded")]
+    mapping = report.normalize_records({"a": None, "b": record("b", "en", {"capa-src": capa()})})
+    assert [(h["host"], h["state"]) for h in mapping] == [("a", "error"), ("b", "graded")]
+    as_json = report.normalize_records(json.dumps([record("b", "en", {"capa-src": capa()})]))
+    assert [h["host"] for h in as_json] == ["b"]
+    assert report.normalize_records(None) == []
+    assert report.normalize_records("not json")[0]["error"]["message"].startswith("the grading record is not")
+
+
+def test_duplicate_hosts_are_kept_visibly():
+    hosts = report.normalize_records([record("a", "en", {"capa-src": capa()})] * 2)
+    assert [h["host"] for h in hosts] == ["a", "a #2"]
+
+
+def test_malformed_labs_steps_and_checks():
+    labs = {
+        "failed-lab": {"failed": True, "msg": "Traceback: KeyError 'x'"},
+        "unreachable-lab": {"unreachable": True, "msg": "ssh died"},
+        "skipped-lab": {"skipped": True, "skip_reason": "Conditional result was False"},
+        "none-lab": None,
+        "string-lab": "oops",
+        "odd": {"steps": [
+            "not a step",
+            {"step": "2", "title": "two", "checks": [
+                "not a check",
+                {"check": "odd.2.a", "status": "pass", "found": float("nan")},
+                {"check": "odd.2.b", "status": "MAYBE", "message": "hm"},
+                {"status": "FAIL"},
+            ]},
+            {"step": 3, "title": "three", "checks": {"not": "a list"}},
+            {"step": 4, "title": "four", "status": "PENDING", "checks": []},
+        ]},
+    }
+    (host,) = report.normalize_records([record("h", "en", labs)])
+    assert set(host["labs"]) == {"failed-lab", "unreachable-lab", "string-lab", "odd"}
+    assert host["labs"]["failed-lab"]["error"] == {
+        "kind": "grader", "message": "the grading module failed: Traceback: KeyError 'x'"}
+    assert host["labs"]["unreachable-lab"]["error"] == {"kind": "unreachable", "message": "ssh died"}
+    assert host["labs"]["string-lab"]["error"]["message"] == "the lab result is not a mapping: 'oops'"
+    odd = host["labs"]["odd"]
+    assert [s["step"] for s in odd["steps"]] == [1, 2, 3, 4]
+    assert [s["status"] for s in odd["steps"]] == ["ERROR", "ERROR", "ERROR", "PENDING"]
+    step2 = odd["steps"][1]["checks"]
+    assert [(c["check"], c["status"]) for c in step2] == [
+        ("odd.2.#1", "ERROR"), ("odd.2.a", "PASS"), ("odd.2.b", "ERROR"), ("odd.2.#4", "FAIL")]
+    assert step2[1]["found"] == "nan"  # stays valid JSON
+    assert step2[2]["message"] == "the grader returned an invalid status 'MAYBE'; hm"
+    assert odd["summary"] == {"PASS": 1, "FAIL": 1, "PENDING": 0, "ERROR": 4, "total": 6}
+    json.dumps(host, allow_nan=False)
+
+
+def test_step_and_lab_status_are_recomputed_from_checks():
+    result = capa()
+    result["status"] = "PASS"
+    result["steps"][1]["status"] = "PASS"
+    result["steps"][1]["checks"][0]["status"] = "FAIL"
+    (host,) = report.normalize_records([record("h", "en", {"capa-src": result})])
+    assert host["labs"]["capa-src"]["steps"][1]["status"] == "FAIL"
+    assert host["labs"]["capa-src"]["status"] == "FAIL"
+
+
+# --- grades.json ----------------------------------------------------------------------------
+
+RECORD_KEYS = ["host", "lab", "step", "check", "status", "expected", "found", "message_key", "params",
+               "message", "hint"]
+SUMMARY_KEYS = ["PASS", "FAIL", "PENDING", "ERROR", "total"]
+
+
+def test_grades_json_shape_and_one_record_per_check():
+    built = build()
+    grades = json.loads(built["contents"]["grades.json"])
+    assert list(grades) == ["schema", "generated_at", "lang", "counts", "labs", "hosts", "records"]
+    assert grades["schema"] == "lab-grades/v1"
+    assert grades["generated_at"] == GENERATED_AT
+    assert grades["labs"] == [
+        {"id": "capa-src", "steps": [{"step": n, "title": f"capa-src step {n} title"} for n in (1, 2, 3)]},
+        {"id": "cgoa-ci", "steps": [{"step": n, "title": f"cgoa-ci step {n} title"} for n in (1, 2)]},
+    ]
+    assert grades["counts"] == {"PASS": 26, "FAIL": 2, "PENDING": 1, "ERROR": 0, "total": 29,
+                                "hosts": 5, "hosts_graded": 4, "hosts_in_error": 1, "labs_in_error": 0}
+    for host in grades["hosts"]:
+        assert list(host) == ["host", "lang", "state", "error", "score", "labs"]
+        for result in host["labs"].values():
+            assert list(result) == ["status", "summary", "error", "steps"]
+            assert list(result["summary"]) == SUMMARY_KEYS
+            for step in result["steps"]:
+                assert list(step) == ["step", "title", "status", "summary"]
+    l02 = grades["hosts"][1]
+    assert l02["labs"]["capa-src"]["status"] == "FAIL"
+    assert l02["labs"]["capa-src"]["summary"] == {"PASS": 3, "FAIL": 1, "PENDING": 1, "ERROR": 0, "total": 5}
+    assert l02["score"] == {"passed": 6, "total": 8}
+    assert grades["hosts"][2] == {
+        "host": "learner03", "lang": "en", "state": "error",
+        "error": {"kind": "unreachable", "message": "ssh: connect to host 10.0.0.3 port 22: timed out",
+                  "details": {"rc": 255}},
+        "score": {"passed": 0, "total": 0}, "labs": {}}
+    # one flat record per check of every graded host; none for the host in error
+    assert len(grades["records"]) == 8 + 8 + 8 + 5 == grades["counts"]["total"]
+    assert all(list(r) == RECORD_KEYS for r in grades["records"])
+    assert not [r for r in grades["records"] if r["host"] == "learner03"]
+    fail = next(r for r in grades["records"] if r["status"] == "FAIL" and r["host"] == "learner02")
+    assert fail == {"host": "learner02", "lab": "capa-src", "step": 2, "check": "capa-src.2.precedence-replicas",
+                    "status": "FAIL", "expected": 3, "found": 2, "message_key": "value_mismatch",
+                    "params": {"expected": 3, "found": 2}, "message": JA_MESSAGE, "hint": JA_HINT}
+    assert JA_MESSAGE in built["contents"]["grades.json"]  # UTF-8, not \\u escapes
+
+
+def test_summary_values():
+    built = build()
+    assert built["hosts_in_error"] == ["learner03"]
+    assert built["host_errors"] == [{"host": "learner03", "kind": "unreachable",
+                                     "message": "ssh: connect to host 10.0.0.3 port 22: timed out"}]
+    assert built["learner_failures"] is True
+    clean = build([record("a", "en", {"capa-src": capa()})])
+    assert clean["learner_failures"] is False
+    pending_only = build([record("a", "en", {"capa-src": capa(step3=[check("capa-src", 3, "x", "PENDING")])})])
+    assert pending_only["learner_failures"] is False
+
+
+# --- junit.xml ------------------------------------------------------------------------------
+
+
+def suites():
+    root = ET.fromstring(build()["contents"]["junit.xml"].encode("utf-8"))
+    return root, {s.get("name"): s for s in root.findall("testsuite")}
+
+
+def counts_of(element):
+    return {k: int(element.get(k)) for k in ("tests", "failures", "errors", "skipped")}
+
+
+def test_junit_counts_per_suite_and_total():
+    root, by_name = suites()
+    assert list(by_name) == ["learner01", "learner02", "learner03", "learner04", "learner10"]
+    assert counts_of(by_name["learner01"]) == {"tests": 8, "failures": 0, "errors": 0, "skipped": 0}
+    assert counts_of(by_name["learner02"]) == {"tests": 8, "failures": 1, "errors": 0, "skipped": 1}
+    assert counts_of(by_name["learner03"]) == {"tests": 1, "failures": 0, "errors": 1, "skipped": 0}
+    assert counts_of(by_name["learner04"]) == {"tests": 8, "failures": 1, "errors": 0, "skipped": 0}
+    assert counts_of(by_name["learner10"]) == {"tests": 5, "failures": 0, "errors": 0, "skipped": 0}
+    assert counts_of(root) == {"tests": 30, "failures": 2, "errors": 1, "skipped": 1}
+    for suite in by_name.values():  # the attributes agree with the elements
+        cases = suite.findall("testcase")
+        assert len(cases) == int(suite.get("tests"))
+        assert sum(1 for c in cases if c.find("failure") is not None) == int(suite.get("failures"))
+        assert sum(1 for c in cases if c.find("error") is not None) == int(suite.get("errors"))
+        assert sum(1 for c in cases if c.find("skipped") is not None) == int(suite.get("skipped"))
+
+
+def test_junit_failure_pending_and_error_elements():
+    _, by_name = suites()
+    case = by_name["learner02"].find("testcase[@name='capa-src.2.precedence-replicas']")
+    assert case.get("classname") == "capa-src.step2"
+    failure = case.find("failure")
+    assert failure.get("type") == "FAIL"
+    assert failure.get("message") == JA_MESSAGE
+    assert failure.text == f"expected: 3\nfound: 2\nhint: {JA_HINT}\nmessage_key: value_mismatch"
+    skipped = by_name["learner02"].find("testcase[@name='capa-src.3.no-helm-release']/skipped")
+    assert skipped.get("type") == "PENDING"
+    assert skipped.get("message").startswith("PENDING (not converged): ")
+    (env,) = by_name["learner03"].findall("testcase")
+    assert (env.get("classname"), env.get("name")) == ("environment", "unreachable")
+    assert env.find("error").get("type") == "unreachable"
+    assert env.find("error").get("message") == "ssh: connect to host 10.0.0.3 port 22: timed out"
+
+
+def test_junit_escapes_markup_and_control_characters():
+    xml_text = build()["contents"]["junit.xml"]
+    assert "\x1b" not in xml_text and "\x00" not in xml_text and "\x07" not in xml_text
+    _, by_name = suites()
+    failure = by_name["learner04"].find("testcase[@name='cgoa-ci.2.ci-cannot-write-prod']/failure")
+    assert failure.get("message") == "ci 계정이 prod 에 쓸 수 있습니다 \\x1b[31m\\x00bell\\x07"
+    assert f"found: {SCRIPT}" in failure.text
+    assert "&lt;script&gt;" in xml_text and SCRIPT not in xml_text
+
+
+def test_junit_lab_error_and_grader_error():
+    records = [record("h", "en", {"capa-src": {"failed": True, "msg": "boom"}, "cgoa-ci": cgoa()}), None]
+    root = ET.fromstring(report.build_junit(report.normalize_records(records, hosts=["h", "x"]), GENERATED_AT))
+    h = root.find("testsuite[@name='h']")
+    assert counts_of(h) == {"tests": 4, "failures": 0, "errors": 1, "skipped": 0}
+    lab_case = h.find("testcase[@name='capa-src']")
+    assert lab_case.get("classname") == "capa-src"
+    assert lab_case.find("error").get("message") == "the grading module failed: boom"
+    # paired with `hosts` by position: the None record is host "x"
+    x = root.find("testsuite[@name='x']")
+    assert counts_of(x) == {"tests": 1, "failures": 0, "errors": 1, "skipped": 0}
+    assert x.find("testcase").get("name") == "grader"
+    assert x.find("testcase/error").get("message") == "the host produced no grading record"
+
+
+# --- index.html -----------------------------------------------------------------------------
+
+
+def html_page(**kwargs):
+    return build(**kwargs)["contents"]["index.html"]
+
+
+def test_html_escapes_everything_from_the_records():
+    page = html_page()
+    assert SCRIPT not in page
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
+    assert "RBAC &amp; &lt;Role&gt; 확인" in page
+    assert JA_MESSAGE in page
+    # the only scripts are ours: the labels (JSON) and the inline code allowed by its CSP hash
+    assert len(re.findall(r"<script\b", page)) == 2
+    assert "\x1b" not in page and "\x00" not in page
+    assert "\\x1b[31m\\x00bell\\x07" in page
+
+
+def test_html_is_self_contained():
+    page = html_page()
+    assert "http://" not in page and "https://" not in page
+    assert not re.search(r"""(src|href)\s*=\s*["'](?!#)""", page)  # only in-page links
+    assert "<link" not in page and "@import" not in page and "url(" not in page
+    assert "Content-Security-Policy" in page and "default-src 'none'" in page
+
+
+def test_html_csp_hash_matches_the_inline_script():
+    import base64
+    import hashlib
+    page = html_page()
+    code = re.search(r"<script>(.*?)</script>", page, re.S).group(1)
+    digest = base64.b64encode(hashlib.sha256(code.encode()).digest()).decode()
+    assert f"'sha256-{digest}'" in page
+
+
+def test_html_rows_cells_and_error_row():
+    page = html_page()
+    body = page.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    rows = re.findall(r"<tr[^>]*>.*?</tr>", body, re.S)
+    assert len(rows) == 5
+    names = [re.search(r'<th class="host" scope="row">(.*?)<span', r).group(1) for r in rows]
+    assert names == ["learner01", "learner02", "learner03", "learner04", "learner10"]
+    assert rows[2].startswith('<tr class="host-error">')
+    assert 'class="env-error" colspan="6"' in rows[2]
+    assert "ssh: connect to host 10.0.0.3 port 22: timed out" in rows[2]
+    assert 'class="cell s-' not in rows[2]
+    cells = re.findall(r'<td class="cell s-(\w+)"[^>]*>(?:<a [^>]*>)?(?:<span class="na">)?(.*?)<', rows[1])
+    assert cells == [("PASS", "\u2713 2/2"), ("FAIL", "\u2717 1/2"), ("PENDING", "\u22ef 0/1"),
+                     ("PASS", "\u2713 1/1"), ("PASS", "\u2713 2/2")]
+    assert rows[4].count('class="cell s-none"') == 1  # learner10 has no cgoa-ci
+    assert '<td class="score">6/8</td>' in rows[1]
+
+
+def test_html_details_per_cell():
+    page = html_page()
+    link = re.search(r'<td class="cell s-FAIL"><a href="#(d-1-0-2)"', page).group(1)
+    section = re.search(rf'<section class="detail" id="{link}" lang="ja">(.*?)</section>', page, re.S).group(1)
+    assert "learner02" in section and "capa-src.2.precedence-replicas" in section
+    assert JA_MESSAGE in section and JA_HINT in section
+    assert "<pre>3</pre>" in section and "<pre>2</pre>" in section
+    assert len(re.findall(r'<section class="detail"', page)) == (5 + 5 + 5 + 3) + 1  # steps of graded hosts + the error host
+
+
+@pytest.mark.parametrize("lang, label", [("en", "Learner"), ("ja", "受講者"), ("ko", "수강생")])
+def test_html_ui_language(lang, label):
+    page = html_page(lang=lang)
+    assert f'<html lang="{lang}"' in page
+    assert f'<span data-i18n="learner">{label}</span>' in page
+    assert f'<option value="{lang}" selected>' in page
+
+
+def test_html_lab_error_and_not_graded_cells():
+    records = [record("h", "en", {"capa-src": {"failed": True, "msg": "<b>boom</b>"}}),
+               record("k", "en", {"capa-src": capa(), "cgoa-ci": cgoa()})]
+    page = build(records)["contents"]["index.html"]
+    assert 'class="cell s-ERROR lab-error" colspan="3"' in page
+    assert "the grading module failed: &lt;b&gt;boom&lt;/b&gt;" in page
+    assert 'class="cell s-none" colspan="2"' in page
+
+
+def test_html_with_no_hosts():
+    page = build([])["contents"]["index.html"]
+    assert 'data-i18n="no_hosts"' in page
+
+
+# --- terminal matrix ------------------------------------------------------------------------
+
+
+def test_matrix_lines_exact():
+    assert build()["matrix"].split("\n") == [
+        "host       capa-src  cgoa-ci  score",
+        "learner01  ✓✓✓       ✓✓       8/8",
+        "learner02  ✓✗⋯       ✓✓       6/8",
+        "learner03  ! unreachable: ssh: connect to host 10.0.0.3 port 22: timed out",
+        "learner04  ✓✓✓       ✓✗       7/8",
+        "learner10  ✓✓✓       ∙∙       5/5",
+        "hosts: 4 graded, 1 in error | checks: 26 pass, 2 fail, 1 pending, 0 error",
+        "hosts in error (not learner failures): learner03 (unreachable)",
+        f"legend: ✓ pass  ✗ fail  ⋯ pending  ! error  ∙ not graded  ({GENERATED_AT})",
+        f"report: {REPORT_DIR}/index.html",
+    ]
+
+
+def test_matrix_ascii_and_lab_errors():
+    records = [record("h", "en", {"capa-src": {"failed": True, "msg": "boom"}, "cgoa-ci": cgoa()}),
+               record("k", "en", {"capa-src": capa(step3=[check("capa-src", 3, "x", "PENDING")]),
+                                  "cgoa-ci": cgoa(step2=[check("cgoa-ci", 2, "y", "FAIL")])})]
+    lines = build(records, ascii_only=True)["matrix"].split("\n")
+    assert lines[:3] == [
+        "host  capa-src  cgoa-ci  score",
+        "h     !!!       ++       3/3  ! capa-src: the grading module failed: boom",
+        "k     ++~       +X       5/7",
+    ]
+    assert lines[3].endswith("| labs in error: 1")
+    assert lines[4] == f"legend: + pass  X fail  ~ pending  ! error  . not graded  ({GENERATED_AT})"
+
+
+def test_matrix_strips_terminal_escapes():
+    records = [{"host": "evil", "state": "error",
+                "error": {"kind": "health", "message": "api \x1b[2J\x1b]0;pwned\x07 down\u202e\nnext"}}]
+    matrix = build(records)["matrix"]
+    assert "\x1b" not in matrix and "\x07" not in matrix and "\u202e" not in matrix
+    assert "evil  ! health: api ?[2J?]0;pwned? down? next" in matrix
+
+
+def test_matrix_fits_100_columns_for_a_real_class():
+    def full_lab(lab_id, fail_step):
+        return lab(lab_id, {n: [check(lab_id, n, f"c{k}", "FAIL" if n == fail_step and k == 0 else "PASS")
+                                for k in range(5)] for n in range(1, 9)})
+    records = [record(f"learner{n:02d}.class-2026-11.example.org", "ja",
+                      {"capa-src": full_lab("capa-src", n % 8), "cgoa-ci": full_lab("cgoa-ci", n % 5)})
+               for n in range(1, 31)]
+    records.append({"host": "learner99", "state": "error",
+                    "error": {"kind": "health", "message": "Kubernetes API が応答しません " * 10}})
+    records += [None] * 40
+    matrix = build(records)["matrix"]
+    for line in matrix.split("\n"):
+        assert report.display_width(line) <= 100, line
+    assert "learner01.class-2026-1..  ✗✓✓✓✓✓✓✓  ✗✓✓✓✓✓✓✓  78/80" in matrix
+
+
+def test_matrix_no_hosts():
+    assert build([])["matrix"].split("\n")[1] == "(no host records)"
+
+
+def test_matrix_lab_in_error_everywhere_still_shows():
+    lines = build([record("h", "en", {"capa-src": {"failed": True, "msg": "boom"}})])["matrix"].split("\n")
+    assert lines[:2] == ["host  capa-src  score", "h     !         0/0  ! capa-src: the grading module failed: boom"]
+
+
+@pytest.mark.parametrize("value, shown", [
+    (3, "3"), ("3", '"3"'), ("true", '"true"'), ("Synced", "Synced"), ("", '""'), (" x", '" x"'),
+    ("a\nb", '"a\\nb"'), (None, "null"), ({"b": 1, "a": [1, "x"]}, '{"a": [1, "x"], "b": 1}'),
+    ("レプリカ", "レプリカ"),
+])
+def test_show_value_keeps_types_visible(value, shown):
+    assert report.show_value(value) == shown

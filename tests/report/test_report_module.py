@@ -1,0 +1,153 @@
+"""The grade_report module through AnsibleModule (patch_module_args + main())."""
+
+from __future__ import annotations
+
+import datetime
+import importlib.util
+import json
+import os
+import xml.etree.ElementTree as ET
+
+import pytest
+import yaml
+from ansible.module_utils.testing import patch_module_args
+from conftest import REPO_ROOT
+from report_sample import NOW, STAMP, capa, class_records, record
+
+MODULE_PATH = REPO_ROOT / "plugins" / "modules" / "grade_report.py"
+
+
+def load_module():
+    spec = importlib.util.spec_from_file_location("grade_report_under_test", MODULE_PATH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+grade_report = load_module()
+
+
+class FixedDateTime(datetime.datetime):
+    @classmethod
+    def now(cls, tz=None):
+        return NOW
+
+
+@pytest.fixture(autouse=True)
+def fixed_now(monkeypatch):
+    monkeypatch.setattr(grade_report.datetime, "datetime", FixedDateTime)
+
+
+def run(args, capsys, check_mode=False):
+    if check_mode:
+        args = dict(args, _ansible_check_mode=True)
+    with patch_module_args(args), pytest.raises(SystemExit) as exc:
+        grade_report.main()
+    return exc.value.code, json.loads(capsys.readouterr().out)
+
+
+def test_writes_three_files_and_latest(tmp_path, capsys):
+    out = tmp_path / "reports"
+    rc, result = run({"records": class_records(), "output_dir": str(out), "lang": "ja",
+                      "hosts": ["learner01", "learner02", "learner03", "learner04", "learner10"]}, capsys)
+    assert rc == 0, result
+    report_dir = out / STAMP
+    assert result["changed"] is True
+    assert result["report_dir"] == str(report_dir)
+    assert result["files"] == [str(report_dir / n) for n in ("grades.json", "junit.xml", "index.html")]
+    assert result["index_html"] == str(report_dir / "index.html")
+    assert result["latest"] == str(out / "latest")
+    assert sorted(os.listdir(report_dir)) == ["grades.json", "index.html", "junit.xml"]
+    assert os.readlink(out / "latest") == STAMP
+    assert (out / "latest" / "index.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    grades = json.loads((report_dir / "grades.json").read_text(encoding="utf-8"))
+    assert grades["schema"] == "lab-grades/v1" and len(grades["records"]) == 29
+    ET.parse(report_dir / "junit.xml")
+    assert result["counts"] == grades["counts"]
+    assert result["hosts_in_error"] == ["learner03"]
+    assert result["learner_failures"] is True
+    assert result["matrix"].endswith(f"report: {report_dir}/index.html")
+    assert result["generated_at"] == "2026-11-30T05:12:00Z"
+
+
+def test_check_mode_writes_nothing(tmp_path, capsys):
+    out = tmp_path / "reports"
+    rc, result = run({"records": class_records(), "output_dir": str(out)}, capsys, check_mode=True)
+    assert rc == 0
+    assert result["changed"] is True
+    assert result["files"][0] == str(out / STAMP / "grades.json")
+    assert "learner02" in result["matrix"]
+    assert not out.exists()
+
+
+def test_second_run_in_the_same_second_and_latest_replaced(tmp_path, capsys):
+    out = tmp_path / "reports"
+    args = {"records": [record("a", "en", {"capa-src": capa()})], "output_dir": str(out)}
+    run(args, capsys)
+    rc, result = run(args, capsys)
+    assert rc == 0
+    assert result["report_dir"] == str(out / f"{STAMP}-2")
+    assert os.readlink(out / "latest") == f"{STAMP}-2"
+    assert sorted(os.listdir(out)) == [STAMP, f"{STAMP}-2", "latest"]
+
+
+def test_latest_that_is_a_directory_gives_a_warning(tmp_path, capsys, monkeypatch):
+    # (recorded here: once the controller's Display is imported, module warnings go to it)
+    warnings = []
+    monkeypatch.setattr(grade_report.AnsibleModule, "warn", lambda self, msg: warnings.append(msg))
+    out = tmp_path / "reports"
+    (out / "latest").mkdir(parents=True)
+    (out / "latest" / "keep").write_text("x")
+    rc, _result = run({"records": [record("a", "en", {"capa-src": capa()})], "output_dir": str(out)}, capsys)
+    assert rc == 0
+    assert len(warnings) == 1 and warnings[0].startswith(f"could not update {out / 'latest'}: ")
+    assert (out / STAMP / "index.html").exists()
+    assert sorted(os.listdir(out)) == [STAMP, "latest"]  # no temporary symlink left behind
+
+
+@pytest.mark.parametrize("records", [
+    [None, "UndefinedMarker", 7, {"host": "x"}, {"state": "graded", "labs": {"capa-src": "nope"}}],
+    "not json at all",
+    {"learner01": None},
+    None,
+    [],
+])
+def test_bad_records_give_error_rows_not_a_traceback(tmp_path, capsys, records):
+    rc, result = run({"records": records, "hosts": ["learner01"], "output_dir": str(tmp_path)}, capsys)
+    assert rc == 0, result
+    assert "exception" not in result
+    assert "learner01" in result["hosts_in_error"]
+    assert result["learner_failures"] is False
+    grades = json.loads((tmp_path / STAMP / "grades.json").read_text(encoding="utf-8"))
+    assert all(h["state"] == "error" for h in grades["hosts"] if h["host"] != "record-5")
+    assert "learner01  ! grader: " in result["matrix"]
+
+
+def test_unwritable_output_dir_fails_cleanly(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a dir")
+    rc, result = run({"records": [], "output_dir": str(blocker / "reports")}, capsys)
+    assert rc == 1
+    assert result["failed"] is True
+    assert result["msg"].startswith("grade_report could not write ")
+    assert "matrix" in result
+
+
+def test_missing_required_options(capsys):
+    rc, result = run({"records": []}, capsys)
+    assert rc == 1 and "output_dir" in result["msg"]
+
+
+def test_documentation_matches_argument_spec():
+    doc = yaml.safe_load(grade_report.DOCUMENTATION)
+    spec = grade_report.argument_spec()
+    assert set(doc["options"]) == set(spec)
+    for name, option in doc["options"].items():
+        assert option["type"] == spec[name]["type"], name
+        assert option.get("default") == spec[name].get("default"), name
+        assert option.get("required", False) == spec[name].get("required", False), name
+        assert option.get("choices") == spec[name].get("choices"), name
+    yaml.safe_load(grade_report.EXAMPLES)
+    returned = yaml.safe_load(grade_report.RETURN)
+    assert set(returned) == {"report_dir", "latest", "files", "index_html", "generated_at", "counts",
+                             "matrix", "hosts_in_error", "host_errors", "learner_failures"}
