@@ -90,3 +90,15 @@ def test_learner_language(fake_api, lang):
     message = by_id["capa-src.5.live-app"]["message"]
     assert message == {"ja": "Application src-waves が argocd ネームスペースにない",
                        "ko": "Application src-waves 가 argocd 네임스페이스에 없습니다"}[lang]
+
+
+def test_step6_still_retrying_the_failed_revision_is_named(fake_api):
+    result = grade_world(fake_api, "step6-retrying.yaml", settle=0.3)
+    by_id = checks(result)
+    assert by_id["capa-src.6.live-revision"]["status"] == "FAIL"
+    assert by_id["capa-src.6.live-revision"]["message"].startswith(
+        "the operation still retries the failed revision c267229 (phase ")
+    assert by_id["capa-src.6.live-revision"]["message"].endswith(
+        "the app may look Synced, but the new commit is not applied")
+    assert by_id["capa-src.6.live-operation"]["message_key"] == "retrying_failed_revision"
+    assert result["collected"]["attempts"] == 1  # waiting cannot fix it: no settle re-reads

@@ -1193,26 +1193,28 @@ def report_key(state, key, expected_type):
     return typed_field(data, key, expected_type, f"report.json {key}")
 
 
-def report_answer(state, key, expected_type, truth, hint):
+def report_answer(state, key, expected_type, truth, hint, agrees_with=None):
+    """report.json[key] must be `truth`; `agrees_with` = (evidence file, its key, accepts(value),
+    what is expected there) ties the answer to the learner's own earlier evidence."""
     value, problem = report_key(state, key, expected_type)
     if problem:
         return problem
     if value != truth:
         return failed("value_mismatch", expected=truth, found=value, what=f"report.json {key}", hint=hint)
+    if agrees_with:
+        name, other_key, accepts, shown = agrees_with
+        other, _ = evidence(state, name)
+        found = dig(other, other_key)
+        if other is None or not accepts(found):
+            return failed("inconsistent_evidence", expected=shown, found=found, what=f"report.json {key}",
+                          other=f"{name} {other_key}")
     return passed("value_ok", expected=truth, found=value, what=f"report.json {key}")
 
 
 @lab.check(8, "helm-winner", hint="helm_precedence")
 def report_helm_winner(state):
-    verdict = report_answer(state, "helm_winner", "string", "parameters", "helm_precedence")
-    if verdict.status != "PASS":
-        return verdict
-    precedence, _ = evidence(state, "precedence.json")
-    greeting = dig(precedence, "greeting")
-    if greeting != PRECEDENCE_GREETING:
-        return failed("inconsistent_evidence", expected=PRECEDENCE_GREETING, found=greeting,
-                      what="report.json helm_winner", other="precedence.json greeting")
-    return verdict
+    return report_answer(state, "helm_winner", "string", "parameters", "helm_precedence",
+                         ("precedence.json", "greeting", lambda v: v == PRECEDENCE_GREETING, PRECEDENCE_GREETING))
 
 
 @lab.check(8, "replicas-winner", hint="helm_precedence")
@@ -1222,15 +1224,8 @@ def report_replicas_winner(state):
 
 @lab.check(8, "helm-installed", hint="helm_template_only")
 def report_helm_installed(state):
-    verdict = report_answer(state, "helm_installed", "boolean", False, "helm_template_only")
-    if verdict.status != "PASS":
-        return verdict
-    tracking, _ = evidence(state, "tracking.json")
-    secrets = dig(tracking, "helm_release_secrets")
-    if secrets != 0 or isinstance(secrets, bool):
-        return failed("inconsistent_evidence", expected=0, found=secrets, what="report.json helm_installed",
-                      other="tracking.json helm_release_secrets")
-    return verdict
+    return report_answer(state, "helm_installed", "boolean", False, "helm_template_only",
+                         ("tracking.json", "helm_release_secrets", lambda v: v == 0 and not isinstance(v, bool), 0))
 
 
 @lab.check(8, "image-source", hint="kustomize_images")
@@ -1240,15 +1235,8 @@ def report_image_source(state):
 
 @lab.check(8, "hook-blocked-sync", hint="hook_failed_phase")
 def report_hook_blocked(state):
-    verdict = report_answer(state, "hook_blocked_sync", "boolean", True, "hook_failed_phase")
-    if verdict.status != "PASS":
-        return verdict
-    failed_hook, _ = evidence(state, "failed-hook.json")
-    live_mode = dig(failed_hook, "live_mode")
-    if live_mode == "green" or failed_hook is None:
-        return failed("inconsistent_evidence", expected="live_mode != green", found=live_mode,
-                      what="report.json hook_blocked_sync", other="failed-hook.json live_mode")
-    return verdict
+    return report_answer(state, "hook_blocked_sync", "boolean", True, "hook_failed_phase",
+                         ("failed-hook.json", "live_mode", lambda v: v != "green", "live_mode != green"))
 
 
 @lab.check(8, "replicas-owner", cluster=True, hint="managed_fields")

@@ -1,0 +1,56 @@
+"""The grading modules through AnsibleModule itself (patch_module_args): arguments are
+validated with clear messages, and results are never `changed`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from ansible.module_utils.testing import patch_module_args
+
+from tests.grader.test_module_docs import load
+
+
+def run(name, args, capsys):
+    module = load(name)
+    with patch_module_args(args), pytest.raises(SystemExit) as exc:
+        module.main()
+    return exc.value.code, json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    ({"settle_timeout": -1}, "settle_timeout must be between 0 and 600 seconds, got -1.0"),
+    ({"api_timeout": 0}, "api_timeout must be more than 0 seconds"),
+    ({"poll_interval": 0}, "poll_interval must be more than 0 when settle_timeout is set"),
+    ({"lang": "fr"}, "value of lang must be one of: en, ja, ko, got: fr"),
+    ({"max_file_bytes": "lots"}, "argument 'max_file_bytes' is of type str and we were unable to convert to int"),
+])
+def test_capa_src_rejects_bad_arguments(args, message, capsys):
+    code, result = run("capa_src", args, capsys)
+    assert code == 1
+    assert result["failed"] is True
+    assert message in result["msg"]
+
+
+def test_capa_src_on_a_missing_vm_layout_fails_checks_without_crashing(tmp_path, capsys):
+    code, result = run("capa_src", {"workspace": str(tmp_path / "ws"), "bare_root": str(tmp_path / "bare"),
+                                    "kubeconfig": str(tmp_path / "kubeconfig"), "settle_timeout": 0}, capsys)
+    assert code == 0
+    assert result["changed"] is False
+    assert result["summary"]["total"] == 56
+    assert result["collected"]["cluster_error"]["kind"] == "kubeconfig"
+
+
+def test_lab_health_reports_a_missing_kubeconfig(tmp_path, capsys):
+    code, result = run("lab_health", {"kubeconfig": str(tmp_path / "none")}, capsys)
+    assert code == 0
+    assert (result["changed"], result["healthy"]) == (False, False)
+    assert result["problems"][0]["probe"] == "kubeconfig"
+    assert result["problems"][0]["detail"].endswith("Invalid kube-config file. No configuration found.")
+
+
+def test_lab_health_on_a_healthy_fixture_vm(fake_api, capsys):
+    host_dir = fake_api.world("capa-src/base-vm.yaml")
+    code, result = run("lab_health", {"kubeconfig": str(host_dir / "kubeconfig")}, capsys)
+    assert (code, result["healthy"], result["api_requests"]) == (0, True, 5)
+    assert set(result["probes"].values()) == {"ok"}
