@@ -255,3 +255,27 @@ def test_replicas_owner_follows_the_live_manager(state):
             entry["manager"] = "kubectl-scale"
     edit_json(state, "report.json", replicas_owner="kubectl-scale")
     assert not_passing(state) == {}
+
+
+def test_a_later_commit_that_does_not_touch_waves_is_accepted(state):
+    """status.sync.revision follows HEAD, but no operation runs for a commit that changes nothing."""
+    fix = state.repo.head
+    later = "f" * 40
+    state.repo.commits[later] = {"sha": later, "parents": [fix], "time": state.repo.commits[fix]["time"] + 60,
+                                 "subject": "docs"}
+    state.repo.history[later] = dict(state.repo.history[fix])
+    state.repo.order.insert(0, later)
+    state.repo.head = later
+    live_app(state, "src-waves")["status"]["sync"]["revision"] = later
+    assert not_passing(state) == {}
+
+
+def test_live_revision_before_the_fix_is_behind(state):
+    failed_sha = state.files["failed-hook.json"].data["commit"]
+    waves_sha = state.repo.commits[failed_sha]["parents"][0]
+    app = live_app(state, "src-waves")
+    app["status"]["sync"]["revision"] = waves_sha
+    failing = not_passing(state)
+    assert set(failing) == {"capa-src.6.live-revision"}
+    assert failing["capa-src.6.live-revision"]["message"].startswith(
+        f"revisions must be {state.repo.head[:7]} (the fix) or a later commit on bare main: ")

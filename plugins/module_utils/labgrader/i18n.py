@@ -189,12 +189,12 @@ MESSAGES = {
     "fix_commit_missing": ("no commit after the failing one restores `echo migrate ok` with mode green: {found}",
                            "失敗コミットの後に、mode green のまま `echo migrate ok` に戻したコミットがない: {found}",
                            "실패 커밋 이후에 mode green 을 유지하며 `echo migrate ok` 로 되돌린 커밋이 없습니다: {found}"),
-    "revisions_at_head": ("sync, operation and result revisions are all {sha} (bare main HEAD)",
-                          "sync・処理・結果の revision はすべて {sha}(bare main の HEAD)",
-                          "sync, 작업, 결과 revision 이 모두 {sha} (bare main HEAD) 입니다"),
-    "revisions_not_head": ("revisions are not all bare main HEAD {sha}: {found}",
-                           "revision がすべて bare main の HEAD {sha} になっていない: {found}",
-                           "revision 이 모두 bare main HEAD {sha} 가 아닙니다: {found}"),
+    "revisions_synced": ("sync, operation and result revisions are at {sha} (the fix) or later on bare main",
+                         "sync・処理・結果の revision は {sha}(修正コミット)以降の bare main のコミット",
+                         "sync, 작업, 결과 revision 이 {sha} (수정 커밋) 이후의 bare main 커밋입니다"),
+    "revisions_behind": ("revisions must be {sha} (the fix) or a later commit on bare main: {found}",
+                         "revision は {sha}(修正コミット)以降の bare main のコミットでなければならない: {found}",
+                         "revision 은 {sha} (수정 커밋) 이후의 bare main 커밋이어야 합니다: {found}"),
     "retrying_failed_revision": ("the operation still retries the failed revision {sha} (phase {phase}); "
                                  "the app may look Synced, but the new commit is not applied",
                                  "処理がまだ失敗した revision {sha} をリトライしている(phase {phase})。"
