@@ -46,7 +46,7 @@ def run(args, capsys, check_mode=False):
     return exc.value.code, json.loads(capsys.readouterr().out)
 
 
-def test_writes_three_files_and_latest(tmp_path, capsys):
+def test_writes_the_class_files_learner_files_and_latest(tmp_path, capsys):
     out = tmp_path / "reports"
     rc, result = run({"records": class_records(), "output_dir": str(out), "lang": "ja",
                       "hosts": ["learner01", "learner02", "learner03", "learner04", "learner10"]}, capsys)
@@ -57,7 +57,9 @@ def test_writes_three_files_and_latest(tmp_path, capsys):
     assert result["files"] == [str(report_dir / n) for n in ("grades.json", "junit.xml", "index.html")]
     assert result["index_html"] == str(report_dir / "index.html")
     assert result["latest"] == str(out / "latest")
-    assert sorted(os.listdir(report_dir)) == ["grades.json", "index.html", "junit.xml"]
+    assert sorted(os.listdir(report_dir)) == ["grades.json", "index.html", "junit.xml", "learners"]
+    assert sorted(os.listdir(report_dir / "learners")) == [
+        "learner01.txt", "learner02.txt", "learner03.txt", "learner04.txt", "learner10.txt"]
     assert os.readlink(out / "latest") == STAMP
     assert (out / "latest" / "index.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     grades = json.loads((report_dir / "grades.json").read_text(encoding="utf-8"))

@@ -910,6 +910,41 @@ def build_html(hosts, generated_at, lang="en", title=""):
 # everything at once, and the one function that writes
 
 
+def learner_file_name(host):
+    """learners/<host>.txt, with anything that is not safe in a file name replaced."""
+    return "learners/" + (re.sub(r"[^A-Za-z0-9._-]", "_", host).lstrip(".") or "_") + ".txt"
+
+
+def build_learner_text(host, generated_at):
+    """The report one learner reads: every step with its outcome, and for each check that did not
+    pass the message, expected and found values and the hint, in the learner's language."""
+    lang = host["lang"] if host["lang"] in LABELS else "en"
+    labels = LABELS[lang]
+    symbols = dict(zip((PASS, FAIL, PENDING, ERROR), "✓✗⋯!", strict=True))
+    lines = [f"{host['host']}  ({labels['generated']}: {generated_at})", ""]
+    if host["state"] != "graded":
+        lines.append(f"! {labels['env_error']}: {term_safe(host['error']['message'])}")
+        return "\n".join(lines) + "\n"
+    for lab_id, lab in host["labs"].items():
+        passed = sum(1 for s in lab["steps"] for c in s["checks"] if c["status"] == PASS)
+        total = sum(len(s["checks"]) for s in lab["steps"])
+        lines.append(f"== {lab_id}  {passed}/{total}")
+        if lab.get("error"):
+            lines.append(f"   ! {labels['lab_error']}: {term_safe(lab['error'].get('message', ''))}")
+        for step in lab["steps"]:
+            lines.append(f"{symbols.get(step['status'], '?')} {labels['step']} {step['step']}: {term_safe(step['title'])}")
+            for check in step["checks"]:
+                if check["status"] == PASS:
+                    continue
+                lines.append(f"    {symbols.get(check['status'], '?')} {term_safe(check['message'])}")
+                lines.append(f"      {labels['expected']}: {term_safe(show_value(check['expected']))}")
+                lines.append(f"      {labels['found']}: {term_safe(show_value(check['found']))}")
+                if check.get("hint"):
+                    lines.append(f"      {labels['hint']}: {term_safe(check['hint'])}")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def build_report(records, hosts=None, lang="en", now=None, report_dir="", ascii_only=False, title=""):
     """All report contents for one run, as strings and summaries (nothing is written)."""
     now = now or datetime.datetime.now(UTC)
@@ -925,6 +960,7 @@ def build_report(records, hosts=None, lang="en", now=None, report_dir="", ascii_
             "grades.json": grades_json(grades),
             "junit.xml": build_junit(normalized, generated_at),
             "index.html": build_html(normalized, generated_at, lang, title),
+            **{learner_file_name(h["host"]): build_learner_text(h, generated_at) for h in normalized},
         },
         "matrix": build_matrix(normalized, index_path, ascii_only, generated_at),
         "counts": grades["counts"],
@@ -956,9 +992,11 @@ def write_report(report_dir, contents):
     output_dir = os.path.dirname(os.path.abspath(report_dir))
     os.makedirs(output_dir, exist_ok=True)
     os.mkdir(report_dir)
-    for name in FILE_NAMES:
-        with open(os.path.join(report_dir, name), "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(contents[name])
+    for name, text in contents.items():  # the class files and learners/<host>.txt
+        path = os.path.join(report_dir, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
     warnings = []
     latest = os.path.join(output_dir, LATEST)
     tmp = os.path.join(output_dir, f".{LATEST}.{os.getpid()}.tmp")
