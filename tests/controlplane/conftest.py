@@ -150,6 +150,8 @@ class Plane:
     def new_repo(self, name: str) -> Path:
         """Create bare repo <bare_root>/<name>.git and a clone under the work dir; return the clone."""
         bare = self.bare_root / f"{name}.git"
+        shutil.rmtree(bare, ignore_errors=True)
+        shutil.rmtree(self.work / name, ignore_errors=True)
         self.run(["git", "init", "--bare", "-q", "-b", "main", str(bare)])
         clone = self.work / name
         self.run(["git", "clone", "-q", str(bare), str(clone)])
