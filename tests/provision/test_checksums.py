@@ -81,3 +81,24 @@ def test_unpinned_values_are_documented() -> None:
     for name, value in pins().items():
         if not value:
             assert f"`{name}`" in doc, f"{name} is unpinned but not listed in the docs"
+
+
+def test_image_pattern_finds_every_image_form() -> None:
+    """The mirror helper saves the images install.yaml names; a missed one breaks air-gapped VMs."""
+    pattern = re.compile(defaults("argocd")["argocd_image_pattern"])
+    manifest = """
+spec:
+  initContainers:
+  - image: quay.io/argoproj/argocd:v3.5.2
+  containers:
+    - name: dex
+      image: "ghcr.io/dexidp/dex:v2.45.1"
+      imagePullPolicy: Always
+    - image: 'public.ecr.aws/docker/library/redis:8.2.3-alpine'
+# image: commented/out:1
+"""
+    assert sorted(set(pattern.findall(manifest))) == [
+        "ghcr.io/dexidp/dex:v2.45.1",
+        "public.ecr.aws/docker/library/redis:8.2.3-alpine",
+        "quay.io/argoproj/argocd:v3.5.2",
+    ]

@@ -8,7 +8,12 @@ import pytest
 import yaml
 from provision_helpers import REPO, VENV_BIN, run
 
-PLAYBOOKS = ["provision.yml", "playbooks/smoke.yml", "playbooks/provision-mirror.yml"]
+PLAYBOOKS = [
+    "provision.yml",
+    "playbooks/smoke.yml",
+    "playbooks/smoke-controlplane.yml",
+    "playbooks/provision-mirror.yml",
+]
 
 
 @pytest.mark.playbook
