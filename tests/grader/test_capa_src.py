@@ -6,36 +6,13 @@ from __future__ import annotations
 
 import copy
 
-import pytest
 import yaml
 from ansible.module_utils.labgrader.labs import capa_src
 from ansible.module_utils.labgrader.result import PASS
 
+from tests.grader.conftest import judge
+
 ALL_CHECKS = [check_id for _, check_id, _, _, _ in capa_src.lab.checks]
-
-
-def collect_host(host_dir):
-    return capa_src.collect(str(host_dir / "root" / "capa-src"), str(host_dir / "srv" / "bare"),
-                            str(host_dir / "kubeconfig"), timeout=5)
-
-
-@pytest.fixture(scope="module")
-def golden_dir(fake_api):
-    return fake_api.world("capa-src/golden.yaml")
-
-
-@pytest.fixture(scope="module")
-def golden_state(golden_dir):
-    return collect_host(golden_dir)
-
-
-@pytest.fixture
-def state(golden_state):
-    return copy.deepcopy(golden_state)
-
-
-def judge(state, lang="en"):
-    return {c["check"]: c for c in capa_src.lab.judge(state, lang)}
 
 
 def not_passing(state):
