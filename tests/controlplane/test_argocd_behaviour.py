@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 import pytest
-from conftest import Plane, wait_until
+from cpharness import Plane, wait_until
 from labrepo import CHART, KUST, application, waves_files
 
 pytestmark = pytest.mark.controlplane
@@ -199,15 +199,27 @@ def test_4_waves_and_presync_hook(plane: Plane, src, waves_synced):
 
     results = op["syncResult"]["resources"]
     plane.record("t4-syncresult-resources", results)
-    order = [(r["kind"], r["name"], r.get("syncPhase"), r.get("hookPhase")) for r in results]
+    order = [(r["kind"], r["name"], r.get("syncPhase"), r.get("hookPhase"), r.get("hookType")) for r in results]
     assert order == [
-        ("Job", hook["metadata"]["name"], "PreSync", "Succeeded"),
-        ("ConfigMap", "settings", "Sync", None),
-        ("Deployment", "app", "Sync", None),
-        ("Job", "smoke", "Sync", None),
+        ("Namespace", "src-waves", "PreSync", "Running", None),  # CreateNamespace=true
+        ("Job", hook["metadata"]["name"], "PreSync", "Succeeded", "PreSync"),
+        ("ConfigMap", "settings", "Sync", "Succeeded", None),
+        ("Deployment", "app", "Sync", "Succeeded", None),
+        ("Job", "smoke", "Sync", "Running", None),  # last wave: not waited for
     ]
+    assert op["message"] == "successfully synced (all tasks run)"
+    assert op["operation"]["retry"] == {"limit": 5}  # automated sync's default retry, not in the spec
     hook_status = [r for r in app["status"]["resources"] if r["kind"] == "Job" and r.get("hook")]
-    assert hook_status == []  # the hook Job is not listed in status.resources of the app
+    assert hook_status == [
+        {
+            "group": "batch",
+            "hook": True,
+            "kind": "Job",
+            "name": hook["metadata"]["name"],
+            "namespace": "src-waves",
+            "version": "v1",
+        }
+    ]  # listed with hook: true, no sync status, no syncWave
 
     # next sync (new commit touching the ConfigMap): does BeforeHookCreation remove the old hook?
     first = hook["metadata"]["name"]
@@ -246,118 +258,152 @@ def sample_until(
         time.sleep(interval)
 
 
-def test_5_failed_presync_hook_blocks_sync(plane: Plane, src, waves_synced):
-    plane.app(WAVES_APP)
+def op_of(a: dict[str, Any]) -> dict[str, Any]:
+    return a.get("status", {}).get("operationState", {})
+
+
+def retry_count(a: dict[str, Any]) -> int:
+    return op_of(a).get("retryCount") or 0
+
+
+RETRY_MSG = re.compile(r"^one or more synchronization tasks completed unsuccessfully\. Retrying attempt #\d+ at ")
+
+
+def test_5_failed_presync_hook_retries_block_newer_commit_until_terminate_op(plane: Plane, src, waves_synced):
+    """The lab's src-waves (automated, no retry in the spec): the default retry limit 5 applies."""
     bad = plane.commit_push(
         src, waves_files(mode="green", migrate_cmd="echo migrate failed; exit 1"), "mode green + failing migrate"
     )
     plane.hard_refresh(WAVES_APP)
     samples: list[dict[str, Any]] = []
-    app = sample_until(
-        plane,
-        WAVES_APP,
-        lambda a: (
-            a["status"].get("operationState", {}).get("operation", {}).get("sync", {}).get("revision") == bad
-            and a["status"]["operationState"].get("phase") in ("Failed", "Error")
-        ),
-        180,
-        samples,
-    )
-    # keep watching a while: does auto-sync retry the failed revision on its own?
-    t_end = time.monotonic() + 30
-    sample_until(plane, WAVES_APP, lambda a: time.monotonic() >= t_end, 40, samples)
-    plane.record("t5-failed-operation-samples", samples)
-    app = plane.app(WAVES_APP)
-    plane.record("t5-application-src-waves-failed", app)
-    op = app["status"]["operationState"]
-    assert op["phase"] == "Failed"
-    assert op["operation"]["sync"]["revision"] == bad
-    assert op.get("retryCount", 0) == 0
-    assert op["message"].startswith("one or more synchronization tasks completed unsuccessfully")
-    assert plane.get("configmap", "settings", "src-waves")["data"]["mode"] == "blue"
-    failed_jobs = [j for j in hook_jobs(plane, "src-waves") if j["metadata"]["name"].startswith(f"migrate-{bad[:7]}")]
-    plane.record("t5-failed-hook-job", failed_jobs)
-    assert len(failed_jobs) == 1
-    assert [c["type"] for c in failed_jobs[0]["status"]["conditions"] if c["status"] == "True"] == ["FailureTarget", "Failed"]
+    hook_seen: dict[str, dict[str, Any]] = {}
 
-    # fix only the migrate command; mode stays green
+    def watch_hooks(a: dict[str, Any]) -> None:
+        for j in hook_jobs(plane, "src-waves"):
+            if j["metadata"]["name"].startswith(f"migrate-{bad[:7]}"):
+                conds = [c["type"] for c in j["status"].get("conditions", []) if c["status"] == "True"]
+                hook_seen[j["metadata"]["uid"]] = {"name": j["metadata"]["name"], "conditions": conds}
+
+    def until_retry(n: int):
+        def done(a: dict[str, Any]) -> bool:
+            watch_hooks(a)
+            return retry_count(a) >= n
+
+        return done
+
+    app = sample_until(plane, WAVES_APP, until_retry(3), 240, samples, interval=1.0)
+    op = op_of(app)
+    assert op["phase"] == "Running"
+    assert op["operation"]["sync"]["revision"] == bad
+    assert op["operation"]["retry"] == {"limit": 5}
+    assert app["status"]["sync"]["status"] == "OutOfSync"
+    msgs = [s["message"] for s in samples if s["operation_revision"] == bad and s["message"]]
+    assert any(RETRY_MSG.match(m) for m in msgs), msgs
+    assert "Retrying operation. Attempt #1" in msgs
+    assert plane.get("configmap", "settings", "src-waves")["data"]["mode"] == "blue"
+
+    # fix only the migrate command (mode stays green): the running operation keeps retrying `bad`
     good = plane.commit_push(src, waves_files(mode="green"), "fix migrate")
     plane.hard_refresh(WAVES_APP)
-    samples2: list[dict[str, Any]] = []
+    t_end = time.monotonic() + 15
+    sample_until(plane, WAVES_APP, lambda a: (watch_hooks(a), time.monotonic() >= t_end)[1], 60, samples, 1.0)
+    app = plane.app(WAVES_APP)
+    plane.record("t5-application-src-waves-retrying", app)
+    plane.record("t5-hook-jobs-seen", hook_seen)
+    op = op_of(app)
+    assert op["phase"] == "Running"
+    assert op["operation"]["sync"]["revision"] == bad  # the newer commit is blocked
+    assert app["status"]["sync"]["revision"] == good
+    assert app["status"]["sync"]["status"] == "OutOfSync"
+    assert plane.get("configmap", "settings", "src-waves")["data"]["mode"] == "blue"
+    names = {h["name"] for h in hook_seen.values()}
+    assert len(names) == 1  # every retry regenerates the same hook name
+    assert len(hook_seen) >= 2  # BeforeHookCreation deleted the failed Job; a later retry recreated it
+    assert {tuple(h["conditions"]) for h in hook_seen.values()} <= {(), ("FailureTarget", "Failed")}
+
+    proc = plane.argocd("app", "terminate-op", WAVES_APP, "--core")
+    plane.record("t5-terminate-op-output", {"rc": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr[-2000:]})
+    assert proc.returncode == 0, proc.stderr
     app = sample_until(
         plane,
         WAVES_APP,
         lambda a: (
-            a["status"].get("operationState", {}).get("syncResult", {}).get("revision") == good
-            and a["status"]["operationState"].get("phase") == "Succeeded"
+            op_of(a).get("syncResult", {}).get("revision") == good
+            and op_of(a).get("phase") == "Succeeded"
             and a["status"].get("health", {}).get("status") == "Healthy"
         ),
         240,
-        samples2,
+        samples,
+        interval=0.5,
     )
-    plane.record("t5-after-fix-samples", samples2)
+    plane.record("t5-operation-samples", samples)
     plane.record("t5-application-src-waves-fixed", app)
     assert app["status"]["sync"]["status"] == "Synced"
     assert plane.get("configmap", "settings", "src-waves")["data"]["mode"] == "green"
+    # the terminated state (phase Failed) lasts ~1 s before auto-sync starts the newer commit
+    terminated = [s for s in samples if (s["message"] or "").startswith("Operation terminated")]
+    for s in terminated:
+        assert s["phase"] == "Failed" and s["operation_revision"] == bad
+        assert re.fullmatch(r"Operation terminated \(retried \d+ times\)\.", s["message"]), s["message"]
 
 
 RETRY_APP = "retry-waves"
 
 
-def test_5b_retrying_failed_hook_blocks_newer_commit_until_terminate_op(plane: Plane):
+def test_5b_failed_hook_after_retries_exhausted(plane: Plane):
+    """Explicit short retry: the final phase is Failed; the failed hook Job is gone; a newer commit syncs."""
     repo = plane.new_repo("retry")
     plane.commit_push(repo, waves_files(), "waves")
     policy = {
         "automated": {},
         "syncOptions": ["CreateNamespace=true"],
-        "retry": {"limit": 10, "backoff": {"duration": "5s", "factor": 2, "maxDuration": "20s"}},
+        "retry": {"limit": 1, "backoff": {"duration": "2s", "factor": 1, "maxDuration": "2s"}},
     }
     plane.apply(application(RETRY_APP, "retry", "waves", "retry-waves", sync_policy=policy))
     plane.wait_synced_healthy(RETRY_APP, timeout=240)
     bad = plane.commit_push(repo, waves_files(mode="green", migrate_cmd="echo migrate failed; exit 1"), "bad")
     plane.hard_refresh(RETRY_APP)
     samples: list[dict[str, Any]] = []
-    sample_until(plane, RETRY_APP, lambda a: (a["status"].get("operationState", {}).get("retryCount") or 0) >= 2, 180, samples)
-    uids_seen = {
-        j["metadata"]["uid"] for j in hook_jobs(plane, "retry-waves") if j["metadata"]["name"].startswith(f"migrate-{bad[:7]}")
-    }
-    good = plane.commit_push(repo, waves_files(mode="green"), "fix migrate")
-    plane.hard_refresh(RETRY_APP)
-    sample_until(plane, RETRY_APP, lambda a: (a["status"].get("operationState", {}).get("retryCount") or 0) >= 3, 180, samples)
-    app = plane.app(RETRY_APP)
-    plane.record("t5b-application-retrying", app)
-    op = app["status"]["operationState"]
-    assert op["phase"] == "Running"
-    assert op["operation"]["sync"]["revision"] == bad  # still retrying the failed revision
-    assert app["status"]["sync"]["revision"] == good
-    assert app["status"]["sync"]["status"] == "OutOfSync"
-    assert plane.get("configmap", "settings", "retry-waves")["data"]["mode"] == "blue"
-    jobs_bad = [j for j in hook_jobs(plane, "retry-waves") if j["metadata"]["name"].startswith(f"migrate-{bad[:7]}")]
-    plane.record("t5b-hook-jobs-while-retrying", jobs_bad)
-    assert len({j["metadata"]["name"] for j in jobs_bad}) == 1  # same name on every retry
-    uids_seen |= {j["metadata"]["uid"] for j in jobs_bad}
-
-    proc = plane.argocd("app", "terminate-op", RETRY_APP, "--core")
-    assert proc.returncode == 0, proc.stderr
-    plane.record("t5b-terminate-op-output", {"stdout": proc.stdout, "stderr": proc.stderr[-2000:]})
-    app = sample_until(
+    sample_until(
         plane,
         RETRY_APP,
         lambda a: (
-            a["status"].get("operationState", {}).get("syncResult", {}).get("revision") == good
-            and a["status"]["operationState"].get("phase") == "Succeeded"
-            and a["status"].get("health", {}).get("status") == "Healthy"
+            op_of(a).get("operation", {}).get("sync", {}).get("revision") == bad and op_of(a).get("phase") in ("Failed", "Error")
         ),
-        240,
+        180,
         samples,
     )
+    t_end = time.monotonic() + 30
+    sample_until(plane, RETRY_APP, lambda a: time.monotonic() >= t_end, 60, samples)
+    app = plane.app(RETRY_APP)
     plane.record("t5b-operation-samples", samples)
-    plane.record("t5b-application-after-terminate", app)
-    phases = [s["phase"] for s in samples]
-    assert "Terminating" in phases or any((s["message"] or "").startswith("Operation terminated") for s in samples), phases
-    retry_counts = [s["retryCount"] for s in samples if s["operation_revision"] == bad and s["retryCount"]]
-    assert retry_counts == sorted(retry_counts)
-    assert len(uids_seen) >= 2  # BeforeHookCreation deleted and recreated the same-named hook on retry
+    plane.record("t5b-application-failed", app)
+    op = op_of(app)
+    assert op["phase"] == "Failed"
+    assert op["retryCount"] == 1
+    assert op["operation"]["sync"]["revision"] == bad
+    assert op["message"] == "one or more synchronization tasks completed unsuccessfully (retried 1 times)."
+    failed_hook = [r for r in op["syncResult"]["resources"] if r.get("hookType") == "PreSync"]
+    assert [(r["hookPhase"], r["status"], r["message"]) for r in failed_hook] == [
+        ("Failed", "Synced", "Job has reached the specified backoff limit")
+    ]
+    assert app["status"]["conditions"] == [
+        {
+            "lastTransitionTime": app["status"]["conditions"][0]["lastTransitionTime"],
+            "message": f"Failed last sync attempt to [{bad}]: "
+            "one or more synchronization tasks completed unsuccessfully (retried 1 times).",
+            "type": "SyncError",
+        }
+    ]
+    assert plane.get("configmap", "settings", "retry-waves")["data"]["mode"] == "blue"
+    # the retry deleted the failed hook (BeforeHookCreation, same name) and did not recreate it
+    assert [j for j in hook_jobs(plane, "retry-waves") if j["metadata"]["name"].startswith(f"migrate-{bad[:7]}")] == []
+    # no new operation for the failed revision after the final failure
+    assert {s["startedAt"] for s in samples if s["operation_revision"] == bad} == {op["startedAt"]}
+    # a newer commit is synced automatically once the operation has ended
+    good = plane.commit_push(repo, waves_files(mode="green"), "fix migrate")
+    plane.hard_refresh(RETRY_APP)
+    plane.wait_synced_healthy(RETRY_APP, good, timeout=180)
     assert plane.get("configmap", "settings", "retry-waves")["data"]["mode"] == "green"
 
 
@@ -373,25 +419,30 @@ def test_6_replicas_two(plane: Plane):
     rev = plane.commit_push(repo, {"app/deployment.yaml": dep}, "replicas: two")
     plane.apply(application(BAD_APP, "bad", "app", "bad-replicas"))
     samples: list[dict[str, Any]] = []
-    app = sample_until(
-        plane,
-        BAD_APP,
-        lambda a: a["status"].get("operationState", {}).get("phase") in ("Failed", "Error") or a["status"].get("conditions"),
-        180,
-        samples,
-    )
-    time.sleep(10)
-    app = plane.app(BAD_APP)
-    samples.append(op_sample(app))
+    app = sample_until(plane, BAD_APP, lambda a: retry_count(a) >= 1, 120, samples, interval=1.0)
     plane.record("t6-samples", samples)
     plane.record("t6-application-bad-replicas", app)
     st = app["status"]
     assert st["sync"]["revision"] == rev
     assert st["sync"]["status"] == "OutOfSync"
-    op = st.get("operationState")
-    assert op is not None and op["phase"] == "Failed"
-    assert "replicas" in op["message"]
+    assert st["health"]["status"] == "Missing"
+    assert st.get("conditions") is None  # no ComparisonError: the manifest renders and diffs fine
+    op = st["operationState"]
+    unmarshal = (
+        'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string '
+        "into Go struct field DeploymentSpec.spec.replicas of type int32"
+    )
+    assert op["phase"] == "Running"  # retrying (default limit 5)
+    assert op["message"].startswith(f"one or more objects failed to apply, reason: {unmarshal}. Retrying attempt #")
+    assert [
+        (r["kind"], r["name"], r["status"], r["hookPhase"], r["message"])
+        for r in op["syncResult"]["resources"]
+        if r["kind"] != "Namespace"  # the first attempt also lists namespace/bad-replicas created
+    ] == [("Deployment", "api", "SyncFailed", "Failed", unmarshal)]
     assert plane.get("deployment", "api", "bad-replicas", missing_ok=True) is None
+    plane.kubectl(
+        "-n", "argocd", "patch", "applications.argoproj.io", BAD_APP, "--type=merge", "-p", '{"spec":{"syncPolicy":null}}'
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -405,8 +456,7 @@ def replicas_owners(dep: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def test_7_ignore_differences_keeps_scaled_replicas(plane: Plane, kust_synced):
-    rev, _ = kust_synced
+def test_7_ignore_differences_keeps_scaled_replicas(plane: Plane, src, kust_synced):
     plane.apply(
         application(
             KUST_APP,
@@ -437,9 +487,9 @@ def test_7_ignore_differences_keeps_scaled_replicas(plane: Plane, kust_synced):
     plane.record("t7-application-src-kust", app)
     assert dep["spec"]["replicas"] == 4
     assert app["status"]["sync"]["status"] == "Synced"
-    assert app["status"]["sync"]["revision"] == rev
+    assert app["status"]["sync"]["revision"] == plane.git(src, "rev-parse", "HEAD")
     owners = replicas_owners(dep)
     assert owners == [{"manager": "kubectl", "operation": "Update", "subresource": "scale"}]
     before_owners = replicas_owners(before)
-    assert before_owners == [{"manager": "argocd-controller", "operation": "Apply", "subresource": None}]
+    assert before_owners == [{"manager": "argocd-controller", "operation": "Update", "subresource": None}]
     assert re.fullmatch(r"\d+", str(dep["metadata"]["generation"]))

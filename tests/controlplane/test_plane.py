@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from conftest import Plane, wait_until
+from cpharness import Plane, wait_until
 
 pytestmark = pytest.mark.controlplane
 

@@ -180,9 +180,12 @@ MESSAGES = {
     "failed_commit_wrong": ("commit {sha} does not change mode to green nor break the hook: {found}",
                             "コミット {sha} は mode を green にもせず、フックも壊していない: {found}",
                             "커밋 {sha} 는 mode 를 green 으로 바꾸지도, 훅을 깨뜨리지도 않습니다: {found}"),
-    "phase_recorded_during_retry": ("phase Running was recorded during a retry wait; wait until the operation ends Failed",
-                                    "phase Running はリトライ待ちの間に記録された値。処理が Failed で終わるまで待つ",
-                                    "phase Running 은 재시도 대기 중에 기록된 값입니다. 작업이 Failed 로 끝날 때까지 기다리세요"),
+    "phase_recorded_during_retry": ("phase Running was recorded while the operation was still going (the hook Job "
+                                    "retrying its pod, or a retry wait); wait until the operation ends Failed",
+                                    "phase Running は処理の途中(フックの Job が Pod を再試行中、またはリトライ待ち)に"
+                                    "記録された値。処理が Failed で終わるまで待つ",
+                                    "phase Running 은 작업 도중(훅 Job 이 Pod 를 재시도하는 중이거나 재시도 대기 중)에 "
+                                    "기록된 값입니다. 작업이 Failed 로 끝날 때까지 기다리세요"),
     "fix_commit_ok": ("commit {sha} restores the migrate command and keeps mode green",
                       "コミット {sha} は migrate のコマンドを戻し mode は green のまま",
                       "커밋 {sha} 가 migrate 명령을 되돌리고 mode 는 green 으로 유지합니다"),

@@ -950,7 +950,9 @@ def failed_phase(state):
     if problem:
         return problem
     # A failed PreSync hook ends the operation with phase Failed (gitops-engine sync_context.go
-    # setOperationFailed); Running is what a retry wait shows (appcontroller.go retry branch).
+    # setOperationFailed) once the automated retries (limit 5) are used up. Before that the phase
+    # is Running: while the hook Job retries its pod (backoffLimit 6 kept it ~10 min) and during
+    # every retry wait (docs/argocd-observations.md, tests 5 and 5b).
     if phase == "Running":
         return failed("phase_recorded_during_retry", expected="Failed", found=phase)
     if phase != "Failed":
