@@ -256,3 +256,20 @@ def test_live_revision_before_the_fix_is_behind(state):
     assert set(failing) == {"capa-src.6.live-revision"}
     assert failing["capa-src.6.live-revision"]["message"].startswith(
         f"revisions must be {state.repo.head[:7]} (the fix) or a later commit on bare main: ")
+
+
+def test_odd_kustomization_shapes_fail_without_grader_errors(state):
+    path = "kust/overlays/prod/kustomization.yaml"
+    state.repo.tree[path] = "bases: ../../base\nresources: {a: b}\nreplicas: api=2\nnamePrefix: [prod-]\n"
+    failing = not_passing(state)
+    assert set(failing) == {"capa-src.4.kust-overlay"}
+    check = failing["capa-src.4.kust-overlay"]
+    assert (check["status"], check["message_key"]) == ("FAIL", "git_values_mismatch")
+    assert check["found"] == {"resources": [], "namePrefix": ["prod-"], "replicas": None}
+
+
+def test_helm_values_that_are_not_mappings(state):
+    state.repo.tree["charts/web/values.yaml"] = "- just\n- a list\n"
+    failing = not_passing(state)
+    assert set(failing) == {"capa-src.1.chart-values"}
+    assert failing["capa-src.1.chart-values"]["message_key"] == "git_file_invalid"

@@ -172,13 +172,20 @@ def images(obj):
     return [c.get("image") for c in containers(obj)]
 
 
-def problems_verdict(problems, what, hint):
-    """FAIL listing every (field, expected, found) problem, or PASS."""
-    return verdict_from_problems(problems, what, hint)
+def object_verdict(path, expected, found):
+    """PASS when the fields found in a git file are the expected ones, else FAIL showing both."""
+    if found != expected:
+        return failed("git_values_mismatch", expected=expected, found=found, path=path)
+    return passed("git_values_ok", expected=expected, found=found, path=path)
 
 
-def live_object(state, read, name):
-    return state.cluster.find(read, name)
+def wanted_or_first(values, wanted):
+    """`wanted` when present (other entries may be sidecars), else what stands first."""
+    return wanted if wanted in values else (values[0] if values else None)
+
+
+def str_list(value):
+    return [v.rstrip("/") for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def yaml_mode(text):
@@ -247,9 +254,7 @@ def chart_values(state, filename, expected):
     if error or not documents or not isinstance(documents[0], dict):
         return failed("git_file_invalid", expected=expected, found=error, path=path, detail=error or "")
     found = {key: documents[0].get(key) for key in expected}
-    if found != expected:
-        return failed("git_values_mismatch", expected=expected, found=found, path=path)
-    return passed("git_values_ok", expected=expected, found=found, path=path)
+    return object_verdict(path, expected, found)
 
 
 @lab.check(1, "chart-yaml", hint="helm_chart")
@@ -329,7 +334,7 @@ def helm_app_file(state):
     app, problem = application_file(state.files["app-src-helm.yaml"], HELM_APP)
     if problem:
         return problem
-    return problems_verdict(helm_app_problems(app, False), "app-src-helm.yaml", "application_manifest")
+    return verdict_from_problems(helm_app_problems(app, False), "app-src-helm.yaml", "application_manifest")
 
 
 @lab.check(1, "app-file-value-files", hint="value_files_relative")
@@ -364,7 +369,7 @@ def helm_live_app(state):
         return problem
     problems = helm_app_problems(app, True)
     if problems:
-        return problems_verdict(problems, f"Application {HELM_APP}", "application_apply")
+        return verdict_from_problems(problems, f"Application {HELM_APP}", "application_apply")
     return value_files_verdict(app, f"Application {HELM_APP}")
 
 
@@ -406,7 +411,7 @@ def helm_file_values(state):
     app, problem = application_file(state.files["app-src-helm.yaml"], HELM_APP)
     if problem:
         return problem
-    return problems_verdict(helm_values_problems(app), "app-src-helm.yaml", "helm_precedence")
+    return verdict_from_problems(helm_values_problems(app), "app-src-helm.yaml", "helm_precedence")
 
 
 @lab.check(2, "live-app-values", cluster=True, hint="helm_precedence")
@@ -414,7 +419,7 @@ def helm_live_values(state):
     app, problem = live_app_blocked(state, HELM_APP, 1)
     if problem:
         return problem
-    return problems_verdict(helm_values_problems(app), f"Application {HELM_APP}", "application_apply")
+    return verdict_from_problems(helm_values_problems(app), f"Application {HELM_APP}", "application_apply")
 
 
 def recorded_vs_live(recorded, truth, live, what, truth_hint):
@@ -553,12 +558,10 @@ def kust_base(state):
     found = {
         "replicas": dig(deployment, "spec", "replicas"),
         "label app": labels.get("app") if isinstance(labels, dict) else None,
-        "image": (images(deployment) or [None])[0] if "nginx:1.27-alpine" not in images(deployment) else "nginx:1.27-alpine",
+        "image": wanted_or_first(images(deployment), "nginx:1.27-alpine"),
         "kustomization": any(p in state.repo.tree for p in kustomization_paths("kust/base")),
     }
-    if found != expected:
-        return failed("git_values_mismatch", expected=expected, found=found, path=path)
-    return passed("git_values_ok", expected=expected, found=found, path=path)
+    return object_verdict(path, expected, found)
 
 
 def kustomization_paths(directory):
@@ -586,8 +589,7 @@ def kust_overlay(state):
     if overlay is None:
         return failed("git_file_missing" if path is None else "git_file_invalid", expected=expected, found=None,
                       path=path or "kust/overlays/prod/kustomization.yaml", detail="")
-    resources = [str(r).rstrip("/") for r in (overlay.get("resources") or []) + (overlay.get("bases") or [])
-                 if isinstance(r, str)] if isinstance(overlay.get("resources") or [], list) else []
+    resources = str_list(overlay.get("resources")) + str_list(overlay.get("bases"))
     replicas = overlay.get("replicas") if isinstance(overlay.get("replicas"), list) else []
     found = {
         "resources": "../../base" if "../../base" in resources else resources,
@@ -595,9 +597,7 @@ def kust_overlay(state):
         "replicas": next(({"name": "api", "count": r.get("count")} for r in replicas
                           if isinstance(r, dict) and r.get("name") == "api"), replicas or None),
     }
-    if found != expected:
-        return failed("git_values_mismatch", expected=expected, found=found, path=path)
-    return passed("git_values_ok", expected=expected, found=found, path=path)
+    return object_verdict(path, expected, found)
 
 
 @lab.check(4, "no-override-in-git", hint="kustomize_images")
@@ -632,7 +632,7 @@ def kust_app_file(state):
     app, problem = application_file(state.files["app-src-kust.yaml"], KUST_APP)
     if problem:
         return problem
-    return problems_verdict(kust_app_problems(app, False), "app-src-kust.yaml", "kustomize_images")
+    return verdict_from_problems(kust_app_problems(app, False), "app-src-kust.yaml", "kustomize_images")
 
 
 @lab.check(4, "live-app", cluster=True, hint="kustomize_images")
@@ -640,7 +640,7 @@ def kust_live_app(state):
     app, problem = live_app(state, KUST_APP, 4)
     if problem:
         return problem
-    return problems_verdict(kust_app_problems(app, True), f"Application {KUST_APP}", "application_apply")
+    return verdict_from_problems(kust_app_problems(app, True), f"Application {KUST_APP}", "application_apply")
 
 
 @lab.check(4, "live-deployment", cluster=True, hint="kustomize_images")
@@ -656,7 +656,7 @@ def kust_live_deployment(state):
     ready = dig(deployment, "status", "readyReplicas", default=0)
     health = dig(app, "status", "health", "status")
     expected = {"image": KUST_IMAGE, "readyReplicas": spec_replicas, "health": "Healthy"}
-    found = {"image": (images(deployment) or [None])[0], "readyReplicas": ready, "health": health}
+    found = {"image": wanted_or_first(images(deployment), KUST_IMAGE), "readyReplicas": ready, "health": health}
     if found == expected:
         return passed("live_values_ok", expected=expected, found=found, what="Deployment src-kust/prod-api")
     if found["image"] == KUST_IMAGE and (health == "Progressing" or ready != spec_replicas):
@@ -689,12 +689,6 @@ def waves_object(state, kind, name=None, generate_name=None):
     return path, doc, None
 
 
-def object_verdict(path, expected, found):
-    if found != expected:
-        return failed("git_values_mismatch", expected=expected, found=found, path=path)
-    return passed("git_values_ok", expected=expected, found=found, path=path)
-
-
 @lab.check(5, "git-settings", hint="sync_waves")
 def waves_settings(state):
     path, doc, problem = waves_object(state, "ConfigMap", name="settings")
@@ -714,7 +708,7 @@ def waves_app(state):
     found = {
         "sync-wave": wave_of(doc),
         "readinessProbe": any(isinstance(c.get("readinessProbe"), dict) for c in containers(doc)),
-        "image": "nginx:1.27-alpine" if "nginx:1.27-alpine" in images(doc) else (images(doc) or [None])[0],
+        "image": wanted_or_first(images(doc), "nginx:1.27-alpine"),
     }
     return object_verdict(path, expected, found)
 
@@ -728,7 +722,7 @@ def waves_smoke(state):
     commands = " ".join(command_line(c) for c in containers(doc))
     found = {
         "sync-wave": wave_of(doc),
-        "image": "busybox:1.36" if "busybox:1.36" in images(doc) else (images(doc) or [None])[0],
+        "image": wanted_or_first(images(doc), "busybox:1.36"),
         "runs": "echo smoke ok" if "echo smoke ok" in commands else commands or None,
     }
     return object_verdict(path, expected, found)
@@ -755,7 +749,7 @@ def waves_migrate(state):
         "generateName": dig(job, "metadata", "generateName"),
         "hook": annotation(job, HOOK),
         "hook-delete-policy": annotation(job, HOOK_DELETE_POLICY),
-        "image": "busybox:1.36" if "busybox:1.36" in images(job) else (images(job) or [None])[0],
+        "image": wanted_or_first(images(job), "busybox:1.36"),
         # At the end of step 6 the command is `echo migrate ok` again.
         "runs": "echo migrate ok" if "echo migrate ok" in commands and "exit 1" not in commands else commands,
     }
@@ -767,7 +761,7 @@ def waves_app_file(state):
     app, problem = application_file(state.files["app-src-waves.yaml"], WAVES_APP)
     if problem:
         return problem
-    return problems_verdict(spec_problems(app, REPO_URL, "waves", WAVES_APP, False), "app-src-waves.yaml",
+    return verdict_from_problems(spec_problems(app, REPO_URL, "waves", WAVES_APP, False), "app-src-waves.yaml",
                             "application_manifest")
 
 
@@ -776,7 +770,7 @@ def waves_live_app(state):
     app, problem = live_app(state, WAVES_APP, 5)
     if problem:
         return problem
-    return problems_verdict(spec_problems(app, REPO_URL, "waves", WAVES_APP, True), f"Application {WAVES_APP}",
+    return verdict_from_problems(spec_problems(app, REPO_URL, "waves", WAVES_APP, True), f"Application {WAVES_APP}",
                             "application_apply")
 
 
@@ -1092,7 +1086,7 @@ def ignore_problems(app, what):
 def ignore_verdict(problems, what):
     respect_missing = any(f == "spec.syncPolicy.syncOptions" and e == "RespectIgnoreDifferences=true"
                           for f, e, _ in problems)
-    verdict = problems_verdict(problems, what, "ignore_differences")
+    verdict = verdict_from_problems(problems, what, "ignore_differences")
     if respect_missing and len(problems) == 1:
         return failed("respect_ignore_missing", expected="RespectIgnoreDifferences=true",
                       found=problems[0][2], what=what, hint="ignore_differences")
