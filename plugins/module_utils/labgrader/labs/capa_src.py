@@ -133,6 +133,21 @@ def evidence(state, name):
     return read.data, None
 
 
+def evidence_field(state, name, key, expected_type):
+    """(value, None) for `key` of the JSON evidence file `name` with the right JSON type, else
+    (None, failing Verdict)."""
+    data, problem = evidence(state, name)
+    if problem:
+        return None, problem
+    return typed_field(data, key, expected_type, f"{name} {key}")
+
+
+def same_value(found, expected, what, hint=None):
+    if found != expected:
+        return failed("value_mismatch", expected=expected, found=found, what=what, hint=hint)
+    return passed("value_ok", expected=expected, found=found, what=what)
+
+
 def blocked(step, reason, **params):
     return failed("blocked_by", step=step, reason=reason, **params)
 
@@ -436,10 +451,7 @@ def recorded_vs_live(recorded, truth, live, what, truth_hint):
 
 @lab.check(2, "precedence-replicas", cluster=True, hint="helm_precedence")
 def precedence_replicas(state):
-    data, problem = evidence(state, "precedence.json")
-    if problem:
-        return problem
-    value, problem = typed_field(data, "replicas", "number", "precedence.json replicas")
+    value, problem = evidence_field(state, "precedence.json", "replicas", "number")
     if problem:
         return problem
     deployment = state.cluster.find("helm_deployments", f"{HELM_APP}-web")
@@ -449,10 +461,7 @@ def precedence_replicas(state):
 
 @lab.check(2, "precedence-greeting", cluster=True, hint="helm_precedence")
 def precedence_greeting(state):
-    data, problem = evidence(state, "precedence.json")
-    if problem:
-        return problem
-    value, problem = typed_field(data, "greeting", "string", "precedence.json greeting")
+    value, problem = evidence_field(state, "precedence.json", "greeting", "string")
     if problem:
         return problem
     configmap = state.cluster.find("helm_configmaps", f"{HELM_APP}-greeting")
@@ -469,33 +478,23 @@ def greeting_configmap(state):
 
 @lab.check(3, "helm-release-secrets", cluster=True, hint="helm_template_only")
 def helm_release_secrets(state):
-    data, problem = evidence(state, "tracking.json")
-    if problem:
-        return problem
-    value, problem = typed_field(data, "helm_release_secrets", "integer", "tracking.json helm_release_secrets")
+    value, problem = evidence_field(state, "tracking.json", "helm_release_secrets", "integer")
     if problem:
         return problem
     live = len(state.cluster.items("helm_release_secrets"))
-    if value != live:
-        return failed("value_mismatch", expected=live, found=value, what="tracking.json helm_release_secrets")
-    return passed("value_ok", expected=live, found=value, what="tracking.json helm_release_secrets")
+    return same_value(value, live, "tracking.json helm_release_secrets")
 
 
 @lab.check(3, "tracking-annotation", cluster=True, hint="resource_tracking")
 def tracking_annotation(state):
-    data, problem = evidence(state, "tracking.json")
-    if problem:
-        return problem
-    value, problem = typed_field(data, "tracking_annotation", "string-or-null", "tracking.json tracking_annotation")
+    value, problem = evidence_field(state, "tracking.json", "tracking_annotation", "string-or-null")
     if problem:
         return problem
     configmap = greeting_configmap(state)
     if configmap is None:
         return blocked(1, "live_object_missing", what=f"ConfigMap {HELM_APP}/{HELM_APP}-greeting")
     live = annotation(configmap, TRACKING_ANNOTATION)
-    if value != live:
-        return failed("value_mismatch", expected=live, found=value, what="tracking.json tracking_annotation")
-    return passed("value_ok", expected=live, found=value, what="tracking.json tracking_annotation")
+    return same_value(value, live, "tracking.json tracking_annotation")
 
 
 @lab.check(3, "instance-label", cluster=True, hint="resource_tracking")
@@ -514,9 +513,7 @@ def instance_label(state):
     if live is None and value == "":
         return failed("empty_not_null", expected=None, found="", what="tracking.json instance_label",
                       hint="null_not_missing")
-    if value != live:
-        return failed("value_mismatch", expected=live, found=value, what="tracking.json instance_label")
-    return passed("value_ok", expected=live, found=value, what="tracking.json instance_label")
+    return same_value(value, live, "tracking.json instance_label")
 
 
 @lab.check(3, "tracking-method", cluster=True, hint="resource_tracking")
@@ -780,10 +777,7 @@ HOOK_JOB_NAME = re.compile(r"^migrate-([0-9a-f]{7})-presync-([0-9]{9,11})$")
 
 @lab.check(5, "waves-hook-job", hint="sync_hooks")
 def waves_hook_job(state):
-    data, problem = evidence(state, "waves.json")
-    if problem:
-        return problem
-    name, problem = typed_field(data, "hook_job", "string", "waves.json hook_job")
+    name, problem = evidence_field(state, "waves.json", "hook_job", "string")
     if problem:
         return problem
     match = HOOK_JOB_NAME.match(name)
@@ -792,13 +786,14 @@ def waves_hook_job(state):
         return failed("hook_name_format", expected=expected, found=name)
     if state.repo.ok and match.group(1) not in state.repo.short_shas():
         return failed("hook_commit_unknown", expected=expected, found=name, sha7=match.group(1))
-    created = parse_time(data.get("hook_created"))
+    recorded_created = state.files["waves.json"].data.get("hook_created")
+    created = parse_time(recorded_created)
     if created is not None:
         delay = created.timestamp() - int(match.group(2))
         # The Job is created right after the operation starts (startedAt is in its name).
         if not 0 <= delay <= 3600:
             return failed("hook_name_time", expected=int(created.timestamp()), found=name,
-                          started=int(match.group(2)), created=data.get("hook_created"))
+                          started=int(match.group(2)), created=recorded_created)
     return passed("value_ok", expected=expected, found=name, what="waves.json hook_job")
 
 
@@ -824,10 +819,7 @@ def waves_times(state):
 
 @lab.check(5, "waves-settings-created", cluster=True, hint="sync_waves")
 def waves_settings_created(state):
-    data, problem = evidence(state, "waves.json")
-    if problem:
-        return problem
-    value, problem = typed_field(data, "settings_created", "string", "waves.json settings_created")
+    value, problem = evidence_field(state, "waves.json", "settings_created", "string")
     if problem:
         return problem
     settings = state.cluster.find("waves_configmaps", "settings")
@@ -937,10 +929,7 @@ def failing_commit(state):
 
 @lab.check(6, "failed-phase", hint="hook_failed_phase")
 def failed_phase(state):
-    data, problem = evidence(state, "failed-hook.json")
-    if problem:
-        return problem
-    phase, problem = typed_field(data, "phase", "string", "failed-hook.json phase")
+    phase, problem = evidence_field(state, "failed-hook.json", "phase", "string")
     if problem:
         return problem
     # A failed PreSync hook ends the operation with phase Failed (gitops-engine sync_context.go
@@ -949,17 +938,12 @@ def failed_phase(state):
     # every retry wait (docs/argocd-observations.md, tests 5 and 5b).
     if phase == "Running":
         return failed("phase_recorded_during_retry", expected="Failed", found=phase)
-    if phase != "Failed":
-        return failed("value_mismatch", expected="Failed", found=phase, what="failed-hook.json phase")
-    return passed("value_ok", expected="Failed", found=phase, what="failed-hook.json phase")
+    return same_value(phase, "Failed", "failed-hook.json phase")
 
 
 @lab.check(6, "failed-live-mode", hint="hook_failed_phase")
 def failed_live_mode(state):
-    data, problem = evidence(state, "failed-hook.json")
-    if problem:
-        return problem
-    live_mode, problem = typed_field(data, "live_mode", "string", "failed-hook.json live_mode")
+    live_mode, problem = evidence_field(state, "failed-hook.json", "live_mode", "string")
     if problem:
         return problem
     sha, problem = failed_commit(state)
@@ -1054,9 +1038,7 @@ def waves_live_mode(state):
     if settings is None:
         return blocked(5, "live_object_missing", what="ConfigMap src-waves/settings")
     mode = dig(settings, "data", "mode")
-    if mode != "green":
-        return failed("value_mismatch", expected="green", found=mode, what="ConfigMap src-waves/settings data.mode")
-    return passed("value_ok", expected="green", found=mode, what="ConfigMap src-waves/settings data.mode")
+    return same_value(mode, "green", "ConfigMap src-waves/settings data.mode")
 
 
 # ---------------------------------------------------------------- step 7
@@ -1145,28 +1127,18 @@ def ignore_times(state):
 
 @lab.check(7, "ignore-replicas", cluster=True, hint="json_types")
 def ignore_replicas(state):
-    data, problem = evidence(state, "ignore.json")
+    value, problem = evidence_field(state, "ignore.json", "replicas", "integer")
     if problem:
         return problem
-    value, problem = typed_field(data, "replicas", "integer", "ignore.json replicas")
-    if problem:
-        return problem
-    if value != 4:
-        return failed("value_mismatch", expected=4, found=value, what="ignore.json replicas", hint="ignore_differences")
-    return passed("value_ok", expected=4, found=value, what="ignore.json replicas")
+    return same_value(value, 4, "ignore.json replicas", hint="ignore_differences")
 
 
 @lab.check(7, "ignore-sync-status", hint="ignore_differences")
 def ignore_sync_status(state):
-    data, problem = evidence(state, "ignore.json")
+    value, problem = evidence_field(state, "ignore.json", "sync_status", "string")
     if problem:
         return problem
-    value, problem = typed_field(data, "sync_status", "string", "ignore.json sync_status")
-    if problem:
-        return problem
-    if value != "Synced":
-        return failed("value_mismatch", expected="Synced", found=value, what="ignore.json sync_status")
-    return passed("value_ok", expected="Synced", found=value, what="ignore.json sync_status")
+    return same_value(value, "Synced", "ignore.json sync_status")
 
 
 # kubectl scale writes the /scale subresource and sets no field manager, so the manager is the
@@ -1195,17 +1167,10 @@ def replicas_owner_live(state):
 # ---------------------------------------------------------------- step 8
 
 
-def report_key(state, key, expected_type):
-    data, problem = evidence(state, "report.json")
-    if problem:
-        return None, problem
-    return typed_field(data, key, expected_type, f"report.json {key}")
-
-
 def report_answer(state, key, expected_type, truth, hint, agrees_with=None):
     """report.json[key] must be `truth`; `agrees_with` = (evidence file, its key, accepts(value),
     what is expected there) ties the answer to the learner's own earlier evidence."""
-    value, problem = report_key(state, key, expected_type)
+    value, problem = evidence_field(state, "report.json", key, expected_type)
     if problem:
         return problem
     if value != truth:
@@ -1250,14 +1215,12 @@ def report_hook_blocked(state):
 
 @lab.check(8, "replicas-owner", cluster=True, hint="managed_fields")
 def report_replicas_owner(state):
-    value, problem = report_key(state, "replicas_owner", "string")
+    value, problem = evidence_field(state, "report.json", "replicas_owner", "string")
     if problem:
         return problem
     deployment = state.cluster.find("kust_deployments", "prod-api")
     if deployment is None:
         return blocked(4, "live_object_missing", what="Deployment src-kust/prod-api")
     owner = dig(replicas_owner(deployment), "manager")
-    if value != owner:
-        return failed("value_mismatch", expected=owner, found=value, what="report.json replicas_owner")
-    return passed("value_ok", expected=owner, found=value, what="report.json replicas_owner")
+    return same_value(value, owner, "report.json replicas_owner")
 
