@@ -81,6 +81,8 @@ MESSAGES = {
                    "단계 {step} 가 끝나지 않아 확인할 수 없습니다: {reason_text}"),
     "live_object_missing": ("{what} does not exist in the cluster", "{what} がクラスターにない",
                             "{what} 가 클러스터에 없습니다"),
+    "live_objects_missing": ("not in namespace {namespace} yet: {what}", "{namespace} ネームスペースにまだない: {what}",
+                             "{namespace} 네임스페이스에 아직 없습니다: {what}"),
     "live_object_missing_named": ("{kind} {namespace}/{name} does not exist in the cluster",
                                   "{kind} {namespace}/{name} がクラスターにない",
                                   "{kind} {namespace}/{name} 가 클러스터에 없습니다"),

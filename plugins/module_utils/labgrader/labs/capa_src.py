@@ -642,7 +642,7 @@ def kust_live_app(state):
 
 @lab.check(4, "live-deployment", cluster=True, hint="kustomize_images")
 def kust_live_deployment(state):
-    app, problem = live_app_blocked(state, KUST_APP, 4)
+    app, problem = live_app(state, KUST_APP, 4)
     if problem:
         return problem
     deployment = state.cluster.find("kust_deployments", "prod-api")
@@ -860,7 +860,8 @@ def waves_live_order(state):
     smoke = state.cluster.find("waves_jobs", "smoke")
     missing = [n for n, o in (("ConfigMap settings", settings), ("Deployment app", app), ("Job smoke", smoke)) if o is None]
     if missing:
-        return blocked(5, "live_object_missing", what=", ".join(f"src-waves/{m}" for m in missing))
+        return failed("live_objects_missing", expected=["ConfigMap settings", "Deployment app", "Job smoke"],
+                      found=None, what=", ".join(missing), namespace=WAVES_APP)
     settings_at = parse_time(dig(settings, "metadata", "creationTimestamp"))
     app_at = parse_time(dig(app, "metadata", "creationTimestamp"))
     available = parse_time(dig(condition(app, "Available"), "lastTransitionTime"))
