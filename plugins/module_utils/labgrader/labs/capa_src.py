@@ -142,6 +142,20 @@ def evidence_field(state, name, key, expected_type):
     return typed_field(data, key, expected_type, f"{name} {key}")
 
 
+def evidence_fields(state, name, keys, expected_type):
+    """({key: value}, None) when every key of the evidence file has the JSON type, else
+    (None, the first failing Verdict)."""
+    data, problem = evidence(state, name)
+    if problem:
+        return None, problem
+    values = {}
+    for key in keys:
+        values[key], problem = typed_field(data, key, expected_type, f"{name} {key}")
+        if problem:
+            return None, problem
+    return values, None
+
+
 def same_value(found, expected, what, hint=None):
     if found != expected:
         return failed("value_mismatch", expected=expected, found=found, what=what, hint=hint)
@@ -799,22 +813,17 @@ def waves_hook_job(state):
 
 @lab.check(5, "waves-times", hint="sync_waves")
 def waves_times(state):
-    data, problem = evidence(state, "waves.json")
+    data, problem = evidence_fields(state, "waves.json", ("hook_created", "settings_created"), "string")
     if problem:
         return problem
-    times = {}
-    for key in ("hook_created", "settings_created"):
-        value, problem = typed_field(data, key, "string", f"waves.json {key}")
-        if problem:
-            return problem
-        times[key] = parse_time(value)
+    times = {key: parse_time(value) for key, value in data.items()}
+    for key, value in data.items():
         if times[key] is None:
             return failed("not_rfc3339", expected="RFC 3339", found=value, what=f"waves.json {key}")
     if times["hook_created"] > times["settings_created"]:
         return failed("hook_after_settings", expected="hook_created <= settings_created",
-                      found={"hook_created": data["hook_created"], "settings_created": data["settings_created"]})
-    return passed("hook_before_settings", expected="hook_created <= settings_created",
-                  found={"hook_created": data["hook_created"], "settings_created": data["settings_created"]})
+                      found=data)
+    return passed("hook_before_settings", expected="hook_created <= settings_created", found=data)
 
 
 @lab.check(5, "waves-settings-created", cluster=True, hint="sync_waves")
@@ -1110,14 +1119,9 @@ def kust_live_replicas(state):
 
 @lab.check(7, "ignore-times", hint="json_types")
 def ignore_times(state):
-    data, problem = evidence(state, "ignore.json")
+    values, problem = evidence_fields(state, "ignore.json", ("scaled_at", "checked_at"), "integer")
     if problem:
         return problem
-    values = {}
-    for key in ("scaled_at", "checked_at"):
-        values[key], problem = typed_field(data, key, "integer", f"ignore.json {key}")
-        if problem:
-            return problem
     if max(values.values()) > state.now + 300:  # five minutes of clock skew are forgiven
         return failed("time_in_future", expected=f"<= {int(state.now)}", found=values)
     waited = values["checked_at"] - values["scaled_at"]
