@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import ansible.module_utils
@@ -11,6 +12,14 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 _MODULE_UTILS = str(REPO_ROOT / "plugins" / "module_utils")
 if _MODULE_UTILS not in ansible.module_utils.__path__:
     ansible.module_utils.__path__.append(_MODULE_UTILS)
+
+
+def load_plugin(relpath, name):
+    """Import a module or callback plugin from its file, as Ansible loads it (not a package)."""
+    spec = importlib.util.spec_from_file_location(name, REPO_ROOT / relpath)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 import sys  # noqa: E402

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -11,17 +10,14 @@ import pytest
 import yaml
 from ansible.module_utils.labgrader import runner
 
+from tests.conftest import load_plugin
+
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = sorted(p.stem for p in (ROOT / "plugins" / "modules").glob("*.py"))
-TYPE_DEFAULTS = {"str": "str", "path": "path", "float": "float", "int": "int", "bool": "bool",
-                 "list": "list", "dict": "dict", "raw": "raw"}
 
 
 def load(name):
-    spec = importlib.util.spec_from_file_location(f"labmodule_{name}", ROOT / "plugins" / "modules" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_plugin(f"plugins/modules/{name}.py", f"labmodule_{name}")
 
 
 class Captured(Exception):

@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
 import yaml
-from conftest import REPO_ROOT
 
-CALLBACK_PATH = REPO_ROOT / "plugins" / "callback" / "grade_matrix.py"
+from tests.conftest import load_plugin
+
 MATRIX = "host       capa-src  score\nlearner01  ✓✗⋯       1/3\nreport: /r/index.html"
 
 
-def load_callback():
-    spec = importlib.util.spec_from_file_location("grade_matrix_under_test", CALLBACK_PATH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-grade_matrix = load_callback()
+grade_matrix = load_plugin("plugins/callback/grade_matrix.py", "grade_matrix_under_test")
 
 
 class FakeTask:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime
-import importlib.util
 import json
 import os
 import xml.etree.ElementTree as ET
@@ -11,20 +10,11 @@ import xml.etree.ElementTree as ET
 import pytest
 import yaml
 from ansible.module_utils.testing import patch_module_args
-from conftest import REPO_ROOT
 from report_sample import NOW, STAMP, capa, class_records, record
 
-MODULE_PATH = REPO_ROOT / "plugins" / "modules" / "grade_report.py"
+from tests.conftest import load_plugin
 
-
-def load_module():
-    spec = importlib.util.spec_from_file_location("grade_report_under_test", MODULE_PATH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-grade_report = load_module()
+grade_report = load_plugin("plugins/modules/grade_report.py", "grade_report_under_test")
 
 
 class FixedDateTime(datetime.datetime):
