@@ -1,17 +1,12 @@
 """Read the learner's evidence files safely: bounded size, no escape from the workspace,
-no hang on FIFOs, binary junk and malformed JSON/YAML reported as findings, never raised."""
+no hang on FIFOs, binary junk and malformed or hostile JSON/YAML reported as findings, never
+raised. The limits themselves live in limits.py (docs/hostile-input.md)."""
 
 from __future__ import annotations
 
-import json
 import os
-import stat
 
-try:
-    import yaml
-    _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-except ImportError:  # reported by the health gate; JSON evidence can still be graded
-    yaml = None
+from ansible.module_utils.labgrader.limits import Refused, load_json, load_yaml, read_regular
 
 DEFAULT_MAX_BYTES = 1024 * 1024
 
@@ -43,76 +38,55 @@ class FileRead:
 
 def read_text(root, relpath, max_bytes=DEFAULT_MAX_BYTES):
     """Read `root/relpath` as UTF-8 text, refusing anything that is not a small regular file
-    inside `root` (after resolving symlinks)."""
+    inside `root` (after resolving symlinks: a link inside the workspace is followed)."""
     path = os.path.join(root, relpath)
-    display = path
-    try:
-        st = os.stat(path)  # follows symlinks: we judge what the path points to
-    except FileNotFoundError:
-        return FileRead(display, "missing")
-    except OSError as exc:
-        return FileRead(display, "unreadable", exc.strerror or str(exc))
     real_root = os.path.realpath(root)
-    real = os.path.realpath(path)
-    if os.path.commonpath([real_root, real]) != real_root:
-        return FileRead(display, "outside", real)
-    if not stat.S_ISREG(st.st_mode):
-        return FileRead(display, "not_regular")
-    if st.st_size > max_bytes:
-        return FileRead(display, "too_large", f"{st.st_size} > {max_bytes} bytes")
+    real = os.path.realpath(path)  # lstat/readlink only: nothing is opened
+    if os.path.lexists(real) and os.path.commonpath([real_root, real]) != real_root:
+        return FileRead(path, "outside", real)
     try:
-        with open(real, "rb") as handle:
-            raw = handle.read(max_bytes + 1)
-    except OSError as exc:
-        return FileRead(display, "unreadable", exc.strerror or str(exc))
-    if len(raw) > max_bytes:
-        return FileRead(display, "too_large", f"> {max_bytes} bytes")
+        raw = read_regular(real, max_bytes)
+    except Refused as refused:
+        return FileRead(path, refused.problem, refused.detail)
     if b"\0" in raw:
-        return FileRead(display, "binary")
+        return FileRead(path, "binary")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        return FileRead(display, "binary")
+        return FileRead(path, "binary")
     if not text.strip():
-        return FileRead(display, "empty")
-    return FileRead(display, text=text)
-
-
-def _reject_constant(name):
-    raise ValueError(f"{name} is not valid JSON")
+        return FileRead(path, "empty")
+    return FileRead(path, text=text)
 
 
 def read_json(root, relpath, max_bytes=DEFAULT_MAX_BYTES):
+    """read_text, then JSON without NaN, duplicate keys or nesting deeper than limits.MAX_DEPTH."""
     read = read_text(root, relpath, max_bytes)
     if not read.ok:
         return read
     try:
-        read.data = json.loads(read.text, parse_constant=_reject_constant)
-    except (ValueError, RecursionError) as exc:
-        read.problem, read.detail = "invalid_json", str(exc)[:200]
+        read.data = load_json(read.text)
+    except Refused as refused:
+        read.problem, read.detail = refused.problem, refused.detail
     return read
 
 
 def read_yaml_documents(root, relpath, max_bytes=DEFAULT_MAX_BYTES):
-    """Parse a (multi-document) YAML file into a list of its non-empty documents."""
+    """Parse a (multi-document) YAML file into a list of its non-empty documents (limits.load_yaml:
+    aliases capped, depth capped, timestamps as strings)."""
     read = read_text(root, relpath, max_bytes)
     if not read.ok:
         return read
-    if yaml is None:
-        read.problem, read.detail = "unreadable", "PyYAML is not installed"
-        return read
     try:
-        read.data = [doc for doc in yaml.load_all(read.text, Loader=_YAML_LOADER) if doc is not None]
-    except (yaml.YAMLError, RecursionError, ValueError) as exc:
-        read.problem, read.detail = "invalid_yaml", " ".join(str(exc).split())[:200]
+        read.data = load_yaml(read.text)
+    except Refused as refused:
+        read.problem, read.detail = refused.problem, refused.detail
     return read
 
 
 def parse_yaml_text(text):
     """Parse YAML text from git; returns (documents, error) and never raises."""
-    if yaml is None:
-        return None, "PyYAML is not installed"
     try:
-        return [doc for doc in yaml.load_all(text, Loader=_YAML_LOADER) if doc is not None], None
-    except (yaml.YAMLError, RecursionError, ValueError) as exc:
-        return None, " ".join(str(exc).split())[:200]
+        return load_yaml(text), None
+    except Refused as refused:
+        return None, refused.detail
