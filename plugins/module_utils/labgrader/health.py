@@ -61,20 +61,17 @@ def check_health(kubeconfig, argocd_namespace="argocd", gitd_namespace="gitsrv",
         problems.append({"probe": "kubeconfig", "detail": exc.detail})
         probes["kubeconfig"] = exc.detail
         return {"healthy": False, "problems": problems, "probes": probes, "api_requests": 0}
-    try:
-        for name, path, judge in cluster_probes(argocd_namespace, gitd_namespace):
-            try:
-                problem = judge(reader.get(path))
-            except ClusterError as exc:
-                problem = f"{exc.kind}: {exc.detail}"
-                probes[name] = problem
-                problems.append({"probe": name, "detail": problem})
-                if exc.kind in ("unreachable", "unauthorized"):
-                    break  # every other probe would fail the same way
-                continue
-            probes[name] = problem or "ok"
-            if problem:
-                problems.append({"probe": name, "detail": problem})
-    finally:
-        reader.close()
+    for name, path, judge in cluster_probes(argocd_namespace, gitd_namespace):
+        try:
+            problem = judge(reader.get(path))
+        except ClusterError as exc:
+            problem = f"{exc.kind}: {exc.detail}"
+            probes[name] = problem
+            problems.append({"probe": name, "detail": problem})
+            if exc.kind in ("unreachable", "unauthorized"):
+                break  # every other probe would fail the same way
+            continue
+        probes[name] = problem or "ok"
+        if problem:
+            problems.append({"probe": name, "detail": problem})
     return {"healthy": not problems, "problems": problems, "probes": probes, "api_requests": reader.requests}

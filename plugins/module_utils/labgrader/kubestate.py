@@ -1,75 +1,202 @@
-"""Read-only snapshot of the cluster through the kubernetes client.
+"""Read-only snapshot of the cluster, bounded in time and size.
 
 A lab names the few GET/LIST requests it needs; they run once per grading attempt and the
 raw JSON (exactly what `kubectl get -o json` shows: managedFields, status, annotations) is
 handed to the checks. Only GET is ever sent.
+
+The kubeconfig is the grader's own environment (provisioned with a token), so a problem with
+it is an ERROR; it is still read defensively (docs/hostile-input.md): bounded, exec and
+auth-provider plugins refused (they would run a command), files it names inlined through the
+bounded reader (a FIFO as tokenFile must not hang), and every token registered with
+limits.scrub so that no message carries it. The kubernetes package's loader interprets the
+kubeconfig; the requests themselves go through http.client so that one deadline covers the
+whole collection: a watchdog shuts the socket down when it passes, however slowly a server
+trickles its answer, and no answer is read past MAX_ANSWER_BYTES.
 """
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import http.client
 import json
+import os
+import socket
+import ssl
+import threading
 import time
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 try:
     import kubernetes
-    import urllib3
 except ImportError:  # reported by the health gate
     kubernetes = None
 
+from ansible.module_utils.labgrader.limits import Refused, load_yaml, read_regular, register_secret, scrub
+
 DEFAULT_TIMEOUT = 10.0
+MAX_KUBECONFIG_BYTES = 1024 * 1024
+MAX_ANSWER_BYTES = 32 * 1024 * 1024
+# A whole collection (every GET of one attempt) may take this many api_timeouts: enough for
+# nine answers from a loaded API server, far below grade_task_timeout (300 s).
+DEADLINE_TIMEOUTS = 3
 
 
 class ClusterError(Exception):
     """The cluster could not be read: the grader cannot judge (ERROR, not FAIL)."""
 
     def __init__(self, kind, detail):
+        detail = scrub(detail)
         super().__init__(f"{kind}: {detail}")
         self.kind = kind  # kubeconfig, unreachable, forbidden, unauthorized, api
         self.detail = detail
 
 
-class KubeReader:
-    """A GET-only client with bounded timeouts that counts its requests."""
+def _inline_file(holder, key, data_key, base, where):
+    """Replace a file reference (`certificate-authority`, `client-key`, ...) by its -data, read
+    through the bounded reader, so that the kubernetes loader opens no file of its own."""
+    if key not in holder:
+        return
+    path = os.path.join(base, str(holder.pop(key)))
+    try:
+        raw = read_regular(path, MAX_KUBECONFIG_BYTES)
+    except Refused as refused:
+        raise ClusterError("kubeconfig", f"{where}: {refused.describe(path)}") from None
+    holder.setdefault(data_key, base64.b64encode(raw).decode())
 
-    def __init__(self, kubeconfig, timeout=DEFAULT_TIMEOUT):
+
+def load_kubeconfig(path):
+    """The kubeconfig at `path` as a dict the kubernetes loader can take, or ClusterError."""
+    try:
+        raw = read_regular(path, MAX_KUBECONFIG_BYTES)
+        documents = load_yaml(raw.decode("utf-8", "replace"))
+    except Refused as refused:
+        raise ClusterError("kubeconfig", refused.describe(path) if refused.problem != "invalid_yaml"
+                           else f"{path}: {refused.detail}") from None
+    config = documents[0] if documents else None
+    if not isinstance(config, dict):
+        raise ClusterError("kubeconfig", f"{path}: not a kubeconfig (no mapping)")
+    base = os.path.dirname(os.path.abspath(path))
+    for entry in config.get("users") or []:
+        user = entry.get("user") if isinstance(entry, dict) else None
+        if not isinstance(user, dict):
+            continue
+        where = f"{path}: user {str(entry.get('name'))[:60]!r}"
+        for plugin in ("exec", "auth-provider"):
+            if user.get(plugin):
+                raise ClusterError("kubeconfig", f"{where} uses an {plugin} plugin; the grader only uses a "
+                                                 "token or client-certificate kubeconfig and runs no command")
+        for secret in ("token", "password", "client-key-data"):
+            register_secret(user.get(secret))
+        if "tokenFile" in user:
+            token_path = os.path.join(base, str(user.pop("tokenFile")))
+            try:
+                token = read_regular(token_path, 64 * 1024).decode("utf-8", "replace")
+            except Refused as refused:
+                raise ClusterError("kubeconfig", f"{where}: {refused.describe(token_path)}") from None
+            register_secret(token)
+            # client-go reads a tokenFile with strings.TrimSpace (transport/token_source.go).
+            user.setdefault("token", token.strip())
+        token = user.get("token")
+        if isinstance(token, str) and (token != token.strip() or any(c in token for c in "\r\n\0")):
+            raise ClusterError("kubeconfig", f"{where}: the token has whitespace or a control character "
+                                             "that an HTTP header cannot carry")
+        _inline_file(user, "client-certificate", "client-certificate-data", base, where)
+        _inline_file(user, "client-key", "client-key-data", base, where)
+        register_secret(user.get("client-key-data"))
+    for entry in config.get("clusters") or []:
+        cluster = entry.get("cluster") if isinstance(entry, dict) else None
+        if isinstance(cluster, dict):
+            _inline_file(cluster, "certificate-authority", "certificate-authority-data", base,
+                         f"{path}: cluster {str(entry.get('name'))[:60]!r}")
+    return config
+
+
+class KubeReader:
+    """A GET-only client with bounded timeouts and one deadline that counts its requests.
+
+    `timeout` bounds connecting and each socket read; `deadline` (time.monotonic() value,
+    default now + DEADLINE_TIMEOUTS * timeout) bounds everything this reader does.
+    """
+
+    def __init__(self, kubeconfig, timeout=DEFAULT_TIMEOUT, deadline=None):
         if kubernetes is None:
             raise ClusterError("kubeconfig", "the kubernetes Python package is not installed")
+        config = load_kubeconfig(kubeconfig)
         try:
             configuration = kubernetes.client.Configuration()
-            kubernetes.config.load_kube_config(config_file=kubeconfig, client_configuration=configuration)
+            kubernetes.config.load_kube_config_from_dict(config, client_configuration=configuration)
         except Exception as exc:  # any loader error means: cannot talk to this cluster  # noqa: BLE001
             raise ClusterError("kubeconfig", f"{kubeconfig}: {' '.join(str(exc).split())[:200]}") from None
-        configuration.retries = 1  # one quick retry, never urllib3's default of three with backoff
-        self.api = kubernetes.client.ApiClient(configuration)
-        self.timeout = (min(5.0, timeout), timeout)
-        self.requests = 0
+        self.host = configuration.host
+        url = urlsplit(configuration.host)
+        self._scheme, self._netloc, self._prefix = url.scheme, url.netloc, url.path.rstrip("/")
+        self._context = None
+        if url.scheme == "https":
+            self._context = ssl.create_default_context(cafile=configuration.ssl_ca_cert)
+            if not configuration.verify_ssl:
+                self._context.check_hostname = False
+                self._context.verify_mode = ssl.CERT_NONE
+            if configuration.cert_file:
+                self._context.load_cert_chain(configuration.cert_file, configuration.key_file)
+        self._headers = {"Accept": "application/json", "User-Agent": "labgrader"}
+        for setting in configuration.auth_settings().values():
+            if setting.get("in") == "header" and setting.get("value"):
+                self._headers[setting["key"]] = setting["value"]
+                register_secret(setting["value"])
+        self.timeout = timeout
+        self.budget = DEADLINE_TIMEOUTS * timeout
+        self.deadline = deadline if deadline is not None else time.monotonic() + self.budget
+        self.requests = 0  # one connection per GET: nothing stays open between them
 
-    def close(self):
-        self.api.close()
+    def _connection(self, timeout):
+        if self._context is not None:
+            return http.client.HTTPSConnection(self._netloc, timeout=timeout, context=self._context)
+        return http.client.HTTPConnection(self._netloc, timeout=timeout)
 
     def get(self, path, query=None):
         """GET `path`; returns the decoded JSON, or None for 404."""
-        method, url, headers, _, _ = self.api.param_serialize(
-            method="GET", resource_path=path, header_params={"Accept": "application/json"},
-            auth_settings=["BearerToken"])
-        if query:
-            url = f"{url}?{urlencode(query)}"
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise ClusterError("unreachable", f"{self.host}: no time left of the {self.budget:.0f} s deadline "
+                                              "for all reads")
+        url = self._prefix + path + (f"?{urlencode(query)}" if query else "")
         self.requests += 1
+        connection = self._connection(min(self.timeout, remaining))
+        cut = threading.Event()
+
+        def shut_down():
+            cut.set()
+            sock = connection.sock
+            if sock is not None:
+                # socket.socket's own shutdown: SSLSocket.shutdown would drop its state under the reader
+                with contextlib.suppress(OSError):
+                    socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
+        watchdog = threading.Timer(remaining, shut_down)
+        watchdog.daemon = True
+        watchdog.start()
         try:
-            response = self.api.rest_client.request(method, url, headers=headers, _request_timeout=self.timeout)
-            body = response.read()
-        except (urllib3.exceptions.HTTPError, OSError) as exc:
-            raise ClusterError("unreachable", f"{self.api.configuration.host}: {connection_reason(exc)}") from None
-        except kubernetes.client.exceptions.ApiException as exc:
-            return self._status(path, exc.status, exc.body)
+            connection.request("GET", url, headers=self._headers)
+            response = connection.getresponse()
+            body = response.read(MAX_ANSWER_BYTES + 1)
+        except (OSError, http.client.HTTPException, ValueError) as exc:
+            if cut.is_set():
+                raise ClusterError("unreachable", f"{self.host}: GET {path} got no complete answer before the "
+                                                  f"{self.budget:.0f} s deadline for all reads") from None
+            raise ClusterError("unreachable", f"{self.host}: {connection_reason(exc)}") from None
+        finally:
+            watchdog.cancel()
+            connection.close()
+        if len(body) > MAX_ANSWER_BYTES:
+            raise ClusterError("api", f"GET {path}: the answer has more than {MAX_ANSWER_BYTES} bytes")
         return self._status(path, response.status, body)
 
     @staticmethod
     def _status(path, status, body):
         if status == 404:
             return None
-        text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body or "")
+        text = body.decode("utf-8", "replace")
         if status == 401:
             raise ClusterError("unauthorized", f"GET {path}: 401")
         if status == 403:
@@ -78,24 +205,26 @@ class KubeReader:
             raise ClusterError("api", f"GET {path}: HTTP {status} {_status_message(text)}")
         try:
             return json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise ClusterError("api", f"GET {path}: the answer is not JSON") from None
 
 
 def connection_reason(exc):
-    """The useful end of a urllib3 error: 'Connection refused', 'Read timed out', ..."""
-    reason = getattr(exc, "reason", None) or exc
-    text = " ".join(str(reason).split())
-    for marker in ("Failed to establish a new connection: ", "Connection aborted.', "):
-        if marker in text:
-            text = text.split(marker, 1)[1]
-    return text.strip("()'\" ")[:200]
+    """The useful part of a connection error: 'Connection refused', 'Read timed out', ..."""
+    if isinstance(exc, TimeoutError):
+        return "Read timed out"
+    if isinstance(exc, http.client.RemoteDisconnected):
+        return "the server closed the connection without an answer"
+    if isinstance(exc, http.client.IncompleteRead):
+        return "the server closed the connection in the middle of the answer"
+    text = " ".join(str(getattr(exc, "strerror", None) or exc).split())
+    return text.strip("()'\" ")[:200] or type(exc).__name__
 
 
 def _status_message(text):
     try:
         return str(json.loads(text).get("message", ""))[:200]
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         return text[:200]
 
 
@@ -125,12 +254,13 @@ class ClusterState:
         return None
 
 
-def collect_cluster(kubeconfig, reads, timeout=DEFAULT_TIMEOUT):
+def collect_cluster(kubeconfig, reads, timeout=DEFAULT_TIMEOUT, deadline=None):
     """Run the lab's reads: {name: (path, query or None)}. A path ending in a collection
-    yields the list of items; anything else yields the object or None."""
+    yields the list of items; anything else yields the object or None. `deadline` (a
+    time.monotonic() value) bounds them all; see KubeReader."""
     started = time.monotonic()
     try:
-        reader = KubeReader(kubeconfig, timeout)
+        reader = KubeReader(kubeconfig, timeout, deadline)
     except ClusterError as exc:
         return ClusterState(problem=exc.kind, detail=exc.detail)
     answers = {}
@@ -142,6 +272,4 @@ def collect_cluster(kubeconfig, reads, timeout=DEFAULT_TIMEOUT):
             answers[name] = answer
     except ClusterError as exc:
         return ClusterState(answers, exc.kind, exc.detail, reader.requests, time.monotonic() - started)
-    finally:
-        reader.close()
     return ClusterState(answers, requests=reader.requests, seconds=time.monotonic() - started)
