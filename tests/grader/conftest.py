@@ -6,16 +6,22 @@ from __future__ import annotations
 import copy
 
 import pytest
-from ansible.module_utils.labgrader.labs import capa_src
+from ansible.module_utils.labgrader.collect import Site, collector
+from ansible.module_utils.labgrader.labs import LABS
 
 
-def collect_host(host_dir):
-    return capa_src.collect(str(host_dir / "root" / "capa-src"), str(host_dir / "srv" / "bare"),
-                            str(host_dir / "kubeconfig"), timeout=5)
+def host_collector(host_dir, lab_id="capa-src", **site):
+    """The module's collector for one lab of a materialized fixture host."""
+    site = Site(bare_root=str(host_dir / "srv" / "bare"), workspace_root=str(host_dir / "root"), **site)
+    return collector(LABS[lab_id], site, str(host_dir / "kubeconfig"), timeout=5)
 
 
-def judge(state, lang="en"):
-    return {c["check"]: c for c in capa_src.lab.judge(state, lang)}
+def collect_host(host_dir, lab_id="capa-src", **site):
+    return host_collector(host_dir, lab_id, **site)()
+
+
+def judge(state, lang="en", lab_id="capa-src"):
+    return {c["check"]: c for c in LABS[lab_id].judge(state, lang)}
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from ansible.module_utils.labgrader.result import PASS
 
 from tests.grader.conftest import judge
 
-ALL_CHECKS = [check_id for _, check_id, _, _, _ in capa_src.lab.checks]
+ALL_CHECKS = [check.id for check in capa_src.lab.checks]
 
 
 def not_passing(state):
@@ -62,8 +62,8 @@ def test_golden_state_costs_nine_api_requests(golden_state):
 
 def test_checks_per_step():
     per_step = {}
-    for step, *_ in capa_src.lab.checks:
-        per_step[step] = per_step.get(step, 0) + 1
+    for check in capa_src.lab.checks:
+        per_step[check.step] = per_step.get(check.step, 0) + 1
     assert per_step == {1: 11, 2: 4, 3: 4, 4: 6, 5: 11, 6: 7, 7: 7, 8: 6}
 
 

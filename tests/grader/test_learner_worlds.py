@@ -10,15 +10,12 @@ import pytest
 from ansible.module_utils.labgrader.grading import grade
 from ansible.module_utils.labgrader.labs import capa_src
 
+from tests.grader.conftest import collect_host, host_collector, judge
+
 
 def grade_world(fake_api, world, settle=0.0):
     host_dir = fake_api.world(f"capa-src/{world}")
-
-    def collect():
-        return capa_src.collect(str(host_dir / "root" / "capa-src"), str(host_dir / "srv" / "bare"),
-                                str(host_dir / "kubeconfig"), timeout=5)
-
-    return grade(capa_src.lab, collect, "en", settle_seconds=settle, poll_seconds=0.1)
+    return grade(capa_src.lab, host_collector(host_dir), "en", settle_seconds=settle, poll_seconds=0.1)
 
 
 def checks(result):
@@ -76,7 +73,11 @@ def test_broken_cluster_is_error_not_failure(fake_api):
     result = grade_world(fake_api, "broken-cluster.yaml")
     by_id = checks(result)
     live = [c for cid, c in by_id.items() if c["status"] == "ERROR"]
-    assert len(live) == sum(1 for *_, cluster, _ in capa_src.lab.checks if cluster)
+    # Exactly the checks that touch cluster data are ERROR; the file and git checks of this
+    # otherwise complete learner still pass (ignore-replicas reads only ignore.json).
+    assert Counter(c["status"] for c in by_id.values()) == {"PASS": 34, "ERROR": 22}
+    assert {c["message_key"] for c in live} == {"cluster_unreadable"}
+    assert by_id["capa-src.7.ignore-replicas"]["status"] == "PASS"
     assert result["error"]["kind"] == "unreachable"
     assert all(c["hint"] == "" for c in live)
 
@@ -84,9 +85,7 @@ def test_broken_cluster_is_error_not_failure(fake_api):
 @pytest.mark.parametrize("lang", ["ja", "ko"])
 def test_learner_language(fake_api, lang):
     host_dir = fake_api.world("capa-src/half-done.yaml")
-    state = capa_src.collect(str(host_dir / "root" / "capa-src"), str(host_dir / "srv" / "bare"),
-                             str(host_dir / "kubeconfig"))
-    by_id = {c["check"]: c for c in capa_src.lab.judge(state, lang)}
+    by_id = judge(collect_host(host_dir), lang)
     message = by_id["capa-src.5.live-app"]["message"]
     assert message == {"ja": "Application src-waves が argocd ネームスペースにない",
                        "ko": "Application src-waves 가 argocd 네임스페이스에 없습니다"}[lang]

@@ -24,33 +24,40 @@ def run(name, args, capsys):
     ({"poll_interval": 0}, "poll_interval must be more than 0 when settle_timeout is set"),
     ({"lang": "fr"}, "value of lang must be one of: en, ja, ko, got: fr"),
     ({"max_file_bytes": "lots"}, "argument 'max_file_bytes' is of type str and we were unable to convert to int"),
+    ({"labs": ["capa-sr"]}, "labs: unknown lab capa-sr (did you mean capa-src?); known labs: capa-src"),
+    ({"labs": ["nope"]}, "labs: unknown lab nope; known labs: capa-src"),
 ])
-def test_capa_src_rejects_bad_arguments(args, message, capsys):
-    code, result = run("capa_src", args, capsys)
+def test_lab_grade_rejects_bad_arguments(args, message, capsys):
+    code, result = run("lab_grade", {"labs": ["capa-src"], **args}, capsys)
     assert code == 1
     assert result["failed"] is True
     assert message in result["msg"]
 
 
-def test_capa_src_on_a_missing_vm_layout_fails_checks_without_crashing(tmp_path, capsys):
-    code, result = run("capa_src", {"workspace": str(tmp_path / "ws"), "bare_root": str(tmp_path / "bare"),
-                                    "kubeconfig": str(tmp_path / "kubeconfig"), "settle_timeout": 0}, capsys)
+def test_a_missing_kubeconfig_fails_the_health_gate_and_grades_nothing(tmp_path, capsys):
+    code, result = run("lab_grade", {"labs": ["capa-src"], "kubeconfig": str(tmp_path / "none")}, capsys)
     assert code == 0
-    assert result["changed"] is False
-    assert result["summary"]["total"] == 56
-    assert result["collected"]["cluster_error"]["kind"] == "kubeconfig"
+    assert (result["changed"], result["state"], result["labs"]) == (False, "error", {})
+    assert result["error"]["kind"] == "health"
+    assert result["health"]["problems"][0]["probe"] == "kubeconfig"
 
 
-def test_lab_health_reports_a_missing_kubeconfig(tmp_path, capsys):
-    code, result = run("lab_health", {"kubeconfig": str(tmp_path / "none")}, capsys)
+def test_without_the_health_gate_a_missing_vm_layout_fails_checks_without_crashing(tmp_path, capsys):
+    code, result = run("lab_grade", {"labs": ["capa-src"], "health": False, "workspace_root": str(tmp_path / "ws"),
+                                     "bare_root": str(tmp_path / "bare"), "kubeconfig": str(tmp_path / "kubeconfig"),
+                                     "settle_timeout": 0}, capsys)
     assert code == 0
-    assert (result["changed"], result["healthy"]) == (False, False)
-    assert result["problems"][0]["probe"] == "kubeconfig"
-    assert result["problems"][0]["detail"].endswith("Invalid kube-config file. No configuration found.")
+    capa = result["labs"]["capa-src"]
+    assert (result["changed"], result["state"], result["health"]) == (False, "graded", None)
+    assert capa["summary"]["total"] == 56
+    assert capa["collected"]["cluster_error"]["kind"] == "kubeconfig"
 
 
-def test_lab_health_on_a_healthy_fixture_vm(fake_api, capsys):
+def test_one_call_gates_and_grades_a_healthy_fixture_vm(fake_api, capsys):
     host_dir = fake_api.world("capa-src/base-vm.yaml")
-    code, result = run("lab_health", {"kubeconfig": str(host_dir / "kubeconfig")}, capsys)
-    assert (code, result["healthy"], result["api_requests"]) == (0, True, 5)
-    assert set(result["probes"].values()) == {"ok"}
+    code, result = run("lab_grade", {"labs": ["capa-src"], "kubeconfig": str(host_dir / "kubeconfig"),
+                                     "workspace_root": str(host_dir / "root"), "bare_root": str(host_dir / "srv" / "bare"),
+                                     "settle_timeout": 0}, capsys)
+    assert (code, result["state"], result["health"]["api_requests"]) == (0, "graded", 5)
+    assert set(result["health"]["probes"].values()) == {"ok"}
+    assert result["labs"]["capa-src"]["collected"]["api_requests"] == 9

@@ -27,15 +27,17 @@ def tree_digest(root):
     return entries
 
 
-def run_module(host_dir, module="capa_src"):
-    args = (f"workspace={host_dir}/root/capa-src bare_root={host_dir}/srv/bare "
+def lab_grade_args(host_dir):
+    return (f"labs=capa-src workspace_root={host_dir}/root bare_root={host_dir}/srv/bare "
             f"kubeconfig={host_dir}/kubeconfig settle_timeout=0")
-    if module == "lab_health":
-        args = f"kubeconfig={host_dir}/kubeconfig"
+
+
+def run_module(host_dir):
     ansible = os.path.join(os.path.dirname(sys.executable), "ansible")
     result = subprocess.run(
-        [ansible, "localhost", "-m", module, "-a", args, "-e", f"ansible_python_interpreter={sys.executable}",
-         "--one-line"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+        [ansible, "localhost", "-m", "lab_grade", "-a", lab_grade_args(host_dir), "-e",
+         f"ansible_python_interpreter={sys.executable}", "--one-line"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     return json.loads(result.stdout.split(" => ", 1)[1])
 
@@ -46,12 +48,11 @@ def test_grading_writes_nothing(fake_api):
     before = tree_digest(host_dir)
     refs_before = subprocess.run(["git", "--git-dir", str(host_dir / "srv/bare/src.git"), "for-each-ref"],
                                  capture_output=True, text=True, check=True).stdout
-    health = run_module(host_dir, "lab_health")
     result = run_module(host_dir)
     again = run_module(host_dir)
-    assert health["healthy"] is True and health["changed"] is False
-    assert result["changed"] is False and result["status"] == "PASS"
-    assert again["summary"] == result["summary"]
+    assert result["health"]["healthy"] is True and result["changed"] is False
+    assert result["labs"]["capa-src"]["status"] == "PASS"
+    assert again["labs"]["capa-src"]["summary"] == result["labs"]["capa-src"]["summary"]
     after = tree_digest(host_dir)
     changed = {k for k in set(before) | set(after) if before.get(k) != after.get(k)}
     assert changed <= {"requests.log"}  # the fake API server's own request log
@@ -60,17 +61,15 @@ def test_grading_writes_nothing(fake_api):
     assert refs_after == refs_before
     methods = [json.loads(line)["method"] for line in log.read_text().splitlines()]
     assert methods and set(methods) == {"GET"}
-    assert len(methods) == 5 + 9 + 9  # health gate, then two grading runs of nine requests
+    assert len(methods) == 2 * (5 + 9)  # two runs: the health gate's five requests, then nine for capa-src
 
 
 def test_check_mode_runs_the_same_grading(fake_api):
     host_dir = fake_api.world("capa-src/half-done.yaml")
     ansible = os.path.join(os.path.dirname(sys.executable), "ansible")
-    args = (f"workspace={host_dir}/root/capa-src bare_root={host_dir}/srv/bare "
-            f"kubeconfig={host_dir}/kubeconfig settle_timeout=0")
-    result = subprocess.run([ansible, "localhost", "-m", "capa_src", "-a", args, "--check", "-e",
+    result = subprocess.run([ansible, "localhost", "-m", "lab_grade", "-a", lab_grade_args(host_dir), "--check", "-e",
                              f"ansible_python_interpreter={sys.executable}", "--one-line"],
                             cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
     data = json.loads(result.stdout.split(" => ", 1)[1])
     assert data["changed"] is False
-    assert data["summary"]["FAIL"] > 0 and "skipped" not in data
+    assert data["labs"]["capa-src"]["summary"]["FAIL"] > 0 and "skipped" not in data

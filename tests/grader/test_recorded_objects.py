@@ -47,7 +47,7 @@ def with_live_waves(state, app, failed_sha, fix_sha):
     """Put a recorded src-waves into the golden state, its commits renamed to the golden ones."""
     text = json.dumps(app).replace(failed_sha, state.files["failed-hook.json"].data["commit"])
     text = text.replace(fix_sha, state.repo.head)
-    apps = state.cluster.reads["applications"]
+    apps = state.cluster.snapshot.reads["applications"]
     apps[:] = [a for a in apps if a["metadata"]["name"] != "src-waves"] + [json.loads(text)]
     return state
 

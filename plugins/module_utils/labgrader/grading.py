@@ -1,4 +1,13 @@
-"""The lab runner: register checks, judge a collected state, settle on transitional states."""
+"""A lab object and its runner: declared reads, checks judged as pure functions over the state
+collected once, PENDING settled with a bounded wait.
+
+Contracts that fail loudly (docs/adding-a-lab.md):
+- a check may only touch what its lab declared; anything else raises `UndeclaredRead`, which
+  becomes an ERROR ("grader failed on this check"), never a learner FAIL;
+- a check that touches cluster data while the cluster could not be read raises
+  `ClusterUnreadable` and becomes ERROR by construction: no per-check flag to forget;
+- judging and rendering run inside one guard per check: a grader bug hides no other check.
+"""
 
 from __future__ import annotations
 
@@ -8,36 +17,125 @@ from ansible.module_utils.labgrader import i18n
 from ansible.module_utils.labgrader.result import ERROR, FAIL, PENDING, errored, summarize, worst
 
 
-class Lab:
-    """A lab is an id, step titles and an ordered list of checks.
+class UndeclaredRead(KeyError):
+    """A check asked for state its lab did not declare: a bug in the grader, not the learner's."""
 
-    A check is a function `state -> Verdict`. `cluster=True` marks checks that read the
-    cluster: when the cluster could not be read they are ERROR without being called.
+    def __str__(self):
+        return f"undeclared read {self.args[0]!r}"
+
+
+class ClusterUnreadable(Exception):
+    """A check touched cluster data although the cluster could not be read."""
+
+
+class Declared(dict):
+    """A mapping of declared reads; asking for another name raises UndeclaredRead."""
+
+    def __missing__(self, name):
+        raise UndeclaredRead(name)
+
+
+class ClusterView:
+    """The lab's API answers. `get(name)` is the object (GET) or list of items (LIST) or None (404).
+    Every access checks that the name was declared and that the cluster could be read."""
+
+    def __init__(self, snapshot, declared):
+        self.snapshot = snapshot  # kubestate.ClusterState; checks use get/items/find
+        self._declared = frozenset(declared)
+
+    @property
+    def ok(self):
+        return self.snapshot.ok
+
+    @property
+    def problem(self):
+        return self.snapshot.problem
+
+    @property
+    def detail(self):
+        return self.snapshot.detail
+
+    @property
+    def requests(self):
+        return self.snapshot.requests
+
+    def _answer(self, name):
+        if name not in self._declared:
+            raise UndeclaredRead(name)
+        if not self.snapshot.ok:
+            raise ClusterUnreadable(name)
+        return self.snapshot.reads.get(name)
+
+    def get(self, name):
+        return self._answer(name)
+
+    def items(self, name):
+        value = self._answer(name)
+        return value if isinstance(value, list) else []
+
+    def find(self, name, object_name):
+        for item in self.items(name):
+            if isinstance(item, dict) and (item.get("metadata") or {}).get("name") == object_name:
+                return item
+        return None
+
+
+class LabState:
+    """Everything a lab's checks may look at, collected once per attempt."""
+
+    def __init__(self, site, workspace, bare_path, files, repo, clone, cluster, probes, now=None):
+        self.site = site
+        self.workspace = workspace
+        self.bare_path = bare_path
+        self.files = files  # Declared: name -> workspace.FileRead
+        self.repo = repo  # gitstate.RepoState of the lab's bare repository, or None
+        self.clone = clone  # gitstate.CloneState of the learner's clone, or None
+        self.cluster = cluster  # ClusterView
+        self.probes = probes  # Declared: name -> what the lab's probe returned
+        self.now = time.time() if now is None else now
+
+    def app(self, name):
+        return self.cluster.find("applications", name)
+
+
+class Check:
+    __slots__ = ("function", "hint", "id", "step")
+
+    def __init__(self, step, check_id, function, hint):
+        self.step = step
+        self.id = check_id
+        self.function = function
+        self.hint = hint
+
+
+class Lab:
+    """One lab: its id, title, step titles, declared reads, messages and checks.
+
+    `reads` is a collect.Reads. `messages` and `hints` are {key: (en, ja, ko)}; they join the
+    shared catalogue of i18n when the lab is registered (labs/__init__.py).
     """
 
-    def __init__(self, lab_id, step_titles):
+    def __init__(self, lab_id, title, step_titles, reads, messages=None, hints=None):
         self.id = lab_id
+        self.title = title  # {lang: text}
         self.step_titles = step_titles  # {step: {lang: title}}
+        self.reads = reads
+        self.messages = messages or {}
+        self.hints = hints or {}
         self.checks = []
 
-    def check(self, step, name, cluster=False, hint=None):
+    def check(self, step, name, hint=None):
+        if step not in self.step_titles:
+            raise ValueError(f"{self.id}: step {step} has no title")
+
         def register(function):
-            self.checks.append((step, f"{self.id}.{step}.{name}", function, cluster, hint))
+            self.checks.append(Check(step, f"{self.id}.{step}.{name}", function, hint))
             return function
         return register
 
     def judge(self, state, lang):
-        results = []
-        for step, check_id, function, needs_cluster, default_hint in self.checks:
-            if needs_cluster and not state.cluster.ok:
-                verdict = errored("cluster_unreadable", kind=state.cluster.problem, detail=state.cluster.detail)
-            else:
-                try:
-                    verdict = function(state)
-                except Exception as exc:  # a grader bug must not hide the other checks  # noqa: BLE001
-                    verdict = errored("grader_bug", detail=f"{type(exc).__name__}: {exc}"[:300])
-            results.append(render(self.id, step, check_id, verdict, default_hint, lang))
-        return results
+        site_params = state.site.params(self)
+        return [judge_one(self.id, check, state, lang, site_params) for check in self.checks]
 
     def result(self, checks, lang, collected):
         steps = []
@@ -60,23 +158,36 @@ class Lab:
         }
 
 
-def render(lab_id, step, check_id, verdict, default_hint, lang):
-    hint_key = verdict.hint or default_hint
+def judge_one(lab_id, check, state, lang, site_params):
+    """Judge and render one check; any exception becomes this check's ERROR."""
+    try:
+        try:
+            verdict = check.function(state)
+        except ClusterUnreadable:
+            verdict = errored("cluster_unreadable", kind=state.cluster.problem, detail=state.cluster.detail)
+        return render(lab_id, check, verdict, lang, site_params)
+    except Exception as exc:  # a grader bug must not hide the other checks  # noqa: BLE001
+        verdict = errored("grader_bug", detail=f"{type(exc).__name__}: {exc}"[:300])
+        return render(lab_id, check, verdict, lang, site_params)
+
+
+def render(lab_id, check, verdict, lang, site_params):
+    hint_key = verdict.hint or check.hint
     params = dict(verdict.params)
     params.setdefault("expected", verdict.expected)
     params.setdefault("found", verdict.found)
     return {
         "lab": lab_id,
-        "step": step,
-        "check": check_id,
+        "step": check.step,
+        "check": check.id,
         "status": verdict.status,
         "expected": verdict.expected,
         "found": verdict.found,
         "message_key": verdict.key,
         "params": i18n.plain(params),
-        "message": i18n.message(verdict.key, params, lang),
+        "message": i18n.message(verdict.key, {**site_params, **params}, lang),
         # Hints teach the learner; a PASS needs none and an ERROR is the environment's fault.
-        "hint": i18n.hint(hint_key, lang) if verdict.status in (FAIL, PENDING) and hint_key else "",
+        "hint": i18n.hint(hint_key, lang, site_params) if verdict.status in (FAIL, PENDING) and hint_key else "",
     }
 
 

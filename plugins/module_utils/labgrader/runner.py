@@ -1,41 +1,84 @@
-"""What every grading module does: parse the common options, grade, exit. Never writes."""
+"""The lab_grade module's work: validate options, gate on the VM's health, grade each enrolled
+lab, return one compact host record. Never writes."""
 
 from __future__ import annotations
 
+import difflib
+
+from ansible.module_utils.labgrader.collect import Site, collector
 from ansible.module_utils.labgrader.grading import grade
+from ansible.module_utils.labgrader.health import check_health
 from ansible.module_utils.labgrader.i18n import LANGUAGES
+from ansible.module_utils.labgrader.labs import LABS
+
+SITE_OPTIONS = {
+    "kubeconfig": {"type": "path", "default": "/etc/rancher/k3s/k3s.yaml"},
+    "api_timeout": {"type": "float", "default": 10},
+    "argocd_namespace": {"type": "str", "default": "argocd"},
+    "gitd_namespace": {"type": "str", "default": "gitsrv"},
+    "bare_root": {"type": "path", "default": "/srv/bare"},
+}
+
+ARGUMENT_SPEC = {
+    **SITE_OPTIONS,
+    # Checked against the registry by option_problem (with "did you mean"), so that adding a lab
+    # edits no module documentation.
+    "labs": {"type": "list", "elements": "str", "required": True},
+    "workspace_root": {"type": "path", "default": "/root"},
+    "lang": {"type": "str", "default": "en", "choices": list(LANGUAGES)},
+    "health": {"type": "bool", "default": True},
+    "settle_timeout": {"type": "float", "default": 30},
+    "poll_interval": {"type": "float", "default": 5},
+    "max_file_bytes": {"type": "int", "default": 1024 * 1024},
+}
 
 
-def argument_spec(workspace_default):
-    return {
-        "workspace": {"type": "path", "default": workspace_default},
-        "bare_root": {"type": "path", "default": "/srv/bare"},
-        "kubeconfig": {"type": "path", "default": "/etc/rancher/k3s/k3s.yaml"},
-        "argocd_namespace": {"type": "str", "default": "argocd"},
-        "lang": {"type": "str", "default": "en", "choices": list(LANGUAGES)},
-        "settle_timeout": {"type": "float", "default": 30},
-        "poll_interval": {"type": "float", "default": 5},
-        "api_timeout": {"type": "float", "default": 10},
-        "max_file_bytes": {"type": "int", "default": 1024 * 1024},
-    }
-
-
-def run_grading_module(module_class, lab_module):
-    """`lab_module` exposes `lab` (a grading.Lab), `collect(...)` and `WORKSPACE`."""
-    module = module_class(argument_spec=argument_spec(lab_module.WORKSPACE), supports_check_mode=True)
-    params = module.params
+def option_problem(params):
+    """The first option out of range, as a message, or None."""
     for name in ("settle_timeout", "poll_interval", "api_timeout"):
         if params[name] < 0 or params[name] > 600:
-            module.fail_json(msg=f"{name} must be between 0 and 600 seconds, got {params[name]}", changed=False)
+            return f"{name} must be between 0 and 600 seconds, got {params[name]}"
     if params["api_timeout"] == 0:
-        module.fail_json(msg="api_timeout must be more than 0 seconds", changed=False)
+        return "api_timeout must be more than 0 seconds"
     if params["poll_interval"] == 0 and params["settle_timeout"] > 0:
-        module.fail_json(msg="poll_interval must be more than 0 when settle_timeout is set", changed=False)
+        return "poll_interval must be more than 0 when settle_timeout is set"
+    unknown = [lab_id for lab_id in params["labs"] if lab_id not in LABS]
+    if unknown:
+        return f"labs: {unknown_lab_message(unknown)}"
+    return None
 
-    def collect():
-        return lab_module.collect(params["workspace"], params["bare_root"], params["kubeconfig"],
-                                  timeout=params["api_timeout"], argocd_namespace=params["argocd_namespace"],
-                                  max_bytes=params["max_file_bytes"])
 
-    result = grade(lab_module.lab, collect, params["lang"], params["settle_timeout"], params["poll_interval"])
-    module.exit_json(**result)
+def unknown_lab_message(unknown):
+    """'unknown lab capa-sr (did you mean capa-src?); known labs: capa-src, cgoa-ci'."""
+    parts = []
+    for lab_id in unknown:
+        close = difflib.get_close_matches(str(lab_id), LABS, n=1)
+        parts.append(f"unknown lab {lab_id}" + (f" (did you mean {close[0]}?)" if close else ""))
+    return "; ".join(parts) + f"; known labs: {', '.join(sorted(LABS))}"
+
+
+def grade_host(params):
+    """{"state": "graded" | "error", "error", "health", "labs": {lab id: result}}."""
+    health = None
+    if params["health"]:
+        health = check_health(params["kubeconfig"], params["argocd_namespace"], params["gitd_namespace"],
+                              params["api_timeout"])
+        if not health["healthy"]:
+            message = "; ".join(p["detail"] for p in health["problems"])
+            return {"state": "error", "error": {"kind": "health", "message": message, "details": health["probes"]},
+                    "health": health, "labs": {}}
+    site = Site(params["argocd_namespace"], params["gitd_namespace"], params["bare_root"], params["workspace_root"])
+    results = {}
+    for lab_id in dict.fromkeys(params["labs"]):
+        lab = LABS[lab_id]
+        collect = collector(lab, site, params["kubeconfig"], params["api_timeout"], params["max_file_bytes"])
+        results[lab_id] = grade(lab, collect, params["lang"], params["settle_timeout"], params["poll_interval"])
+    return {"state": "graded", "error": None, "health": health, "labs": results}
+
+
+def run_lab_grade(module_class):
+    module = module_class(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    problem = option_problem(module.params)
+    if problem:
+        module.fail_json(msg=problem, changed=False)
+    module.exit_json(changed=False, **grade_host(module.params))

@@ -8,10 +8,37 @@ scales prod-api to 4).
 
 from __future__ import annotations
 
-import os
 import re
-import time
 
+from ansible.module_utils.labgrader.checks.argocd import (
+    application_file,
+    automated_enabled,
+    live_app,
+    live_app_blocked,
+    live_status,
+    spec_problems,
+    sync_options,
+    synced_healthy,
+    verdict_from_problems,
+)
+from ansible.module_utils.labgrader.checks.evidence import (
+    blocked,
+    evidence,
+    evidence_field,
+    evidence_fields,
+    same_value,
+)
+from ansible.module_utils.labgrader.checks.git import (
+    clone_origin_verdict,
+    find_object,
+    images,
+    object_verdict,
+    repo_blocked,
+    wanted_or_first,
+    yaml_documents,
+    yaml_objects,
+)
+from ansible.module_utils.labgrader.collect import Reads, Repo
 from ansible.module_utils.labgrader.facts import (
     DEFAULT_TRACKING_METHOD,
     INSTANCE_LABEL,
@@ -22,33 +49,16 @@ from ansible.module_utils.labgrader.facts import (
     condition,
     containers,
     dig,
-    json_type,
     parse_time,
     replicas_owner,
     tracking_id,
     typed_field,
 )
-from ansible.module_utils.labgrader.gitstate import collect_clone, collect_repo
 from ansible.module_utils.labgrader.grading import Lab
-from ansible.module_utils.labgrader.kubestate import collect_cluster
-from ansible.module_utils.labgrader.labs.argocd_apps import (
-    ARGOCD_NAMESPACE,
-    application_file,
-    automated_enabled,
-    file_problem,
-    live_status,
-    spec_problems,
-    sync_options,
-    synced_healthy,
-    verdict_from_problems,
-)
 from ansible.module_utils.labgrader.result import errored, failed, passed, pending
-from ansible.module_utils.labgrader.workspace import parse_yaml_text, read_json, read_yaml_documents
+from ansible.module_utils.labgrader.workspace import parse_yaml_text
 
-LAB_ID = "capa-src"
-WORKSPACE = "/root/capa-src"
 REPO_NAME = "src"
-REPO_URL = "git://gitd.gitsrv.svc.cluster.local:9418/src.git"
 HELM_APP, KUST_APP, WAVES_APP = "src-helm", "src-kust", "src-waves"
 
 STEP_TITLES = {
@@ -71,7 +81,7 @@ APP_FILES = ("app-src-helm.yaml", "app-src-kust.yaml", "app-src-waves.yaml")
 TRACKED = ("waves/config.yaml", "waves/migrate.yaml")
 
 
-def cluster_reads(argocd_namespace=ARGOCD_NAMESPACE):
+def cluster_reads(site):
     """The nine requests one grading attempt sends (GET only)."""
     def deployments(ns):
         return (f"/apis/apps/v1/namespaces/{ns}/deployments", None)
@@ -80,8 +90,8 @@ def cluster_reads(argocd_namespace=ARGOCD_NAMESPACE):
         return (f"/api/v1/namespaces/{ns}/configmaps", None)
 
     return {
-        "applications": (f"/apis/argoproj.io/v1alpha1/namespaces/{argocd_namespace}/applications", None),
-        "argocd_cm": (f"/api/v1/namespaces/{argocd_namespace}/configmaps/argocd-cm", None),
+        "applications": (f"/apis/argoproj.io/v1alpha1/namespaces/{site.argocd_namespace}/applications", None),
+        "argocd_cm": (f"/api/v1/namespaces/{site.argocd_namespace}/configmaps/argocd-cm", None),
         "helm_deployments": deployments("src-helm"),
         "helm_configmaps": configmaps("src-helm"),
         "helm_release_secrets": ("/api/v1/namespaces/src-helm/secrets", {"fieldSelector": "type=helm.sh/release.v1"}),
@@ -92,146 +102,238 @@ def cluster_reads(argocd_namespace=ARGOCD_NAMESPACE):
     }
 
 
-class CapaState:
-    """Everything the checks look at, collected once per attempt."""
+MESSAGES = {  # this lab's own; the shared ones are in i18n.py
+    "empty_not_null": ("{what}: the label is absent, so the value must be JSON null, not \"\"",
+                       "{what}: ラベルがないので、値は \"\" ではなく JSON の null にする",
+                       "{what}: 레이블이 없으므로 값은 \"\" 가 아니라 JSON null 이어야 합니다"),
+    "value_files_ok": ("{what} valueFiles is [values-prod.yaml]", "{what} の valueFiles は [values-prod.yaml]",
+                       "{what} 의 valueFiles 는 [values-prod.yaml]"),
+    "value_files_repo_root": ("{what}: valueFiles {found} is written from the repository root; "
+                              "it is relative to the chart directory, so write {expected}",
+                              "{what}: valueFiles {found} はリポジトリのルート基準になっている。"
+                              "チャートのディレクトリが基準なので {expected} と書く",
+                              "{what}: valueFiles {found} 가 저장소 루트 기준입니다. "
+                              "차트 디렉터리가 기준이므로 {expected} 로 써야 합니다"),
+    "failed_commit_unknown": ("failed-hook.json does not name a commit on bare main",
+                              "failed-hook.json が bare main のコミットを指していない",
+                              "failed-hook.json 이 bare main 의 커밋을 가리키지 않습니다"),
+    "template_ok": ("{path} renders the expected object", "{path} は期待するオブジェクトを生成する",
+                    "{path} 가 기대한 오브젝트를 만듭니다"),
+    "template_missing": ("no template in charts/web/templates renders {kind} {name}",
+                         "charts/web/templates に {kind} {name} を生成するテンプレートがない",
+                         "charts/web/templates 에 {kind} {name} 를 만드는 템플릿이 없습니다"),
+    "template_incomplete": ("{path} does not use {missing}", "{path} が {missing} を使っていない",
+                            "{path} 가 {missing} 를 사용하지 않습니다"),
+    "tracking_method_ok": ("your evidence matches the tracking method in force ({method})",
+                           "記録は有効な追跡方式({method})と一致している",
+                           "기록이 적용 중인 추적 방식 ({method}) 과 일치합니다"),
+    "tracking_method_mismatch": ("the tracking method in force is {method}; it writes {expected}, you recorded {found}",
+                                 "有効な追跡方式は {method}。書かれる値は {expected} だが、記録は {found}",
+                                 "적용 중인 추적 방식은 {method} 입니다. 기록되어야 할 값은 {expected}, 기록은 {found}"),
+    "argocd_cm_missing": ("ConfigMap argocd-cm is missing in {namespace}: the Argo CD install is broken",
+                          "{namespace} に ConfigMap argocd-cm がない: Argo CD のインストールが壊れている",
+                          "{namespace} 에 ConfigMap argocd-cm 가 없습니다: Argo CD 설치가 깨졌습니다"),
+    "override_in_git": ("the 1.28 override is committed under kust/ ({paths}); it must live in the Application",
+                        "kust/ に 1.28 の上書きがコミットされている({paths})。Application に書く",
+                        "kust/ 에 1.28 덮어쓰기가 커밋되어 있습니다 ({paths}). Application 에 있어야 합니다"),
+    "override_not_in_git": ("nothing under kust/ mentions 1.28", "kust/ のどこにも 1.28 はない",
+                            "kust/ 어디에도 1.28 이 없습니다"),
+    "hook_name_format": ("waves.json hook_job {found} is not a name Argo CD generates ({expected})",
+                         "waves.json の hook_job {found} は Argo CD が生成する名前ではない({expected})",
+                         "waves.json hook_job {found} 는 Argo CD 가 만드는 이름이 아닙니다 ({expected})"),
+    "hook_commit_unknown": ("waves.json hook_job {found}: {sha7} is not a commit on bare main",
+                            "waves.json の hook_job {found}: {sha7} は bare main のコミットではない",
+                            "waves.json hook_job {found}: {sha7} 는 bare main 의 커밋이 아닙니다"),
+    "hook_name_time": ("waves.json hook_job {found} started at {started}, but hook_created is {created}",
+                       "waves.json の hook_job {found} の開始時刻は {started} だが hook_created は {created}",
+                       "waves.json hook_job {found} 의 시작 시각은 {started} 이지만 hook_created 는 {created}"),
+    "hook_after_settings": ("the PreSync hook was created after ConfigMap settings: {found}",
+                            "PreSync フックが ConfigMap settings より後に作られている: {found}",
+                            "PreSync 훅이 ConfigMap settings 보다 나중에 만들어졌습니다: {found}"),
+    "hook_before_settings": ("the PreSync hook was created before ConfigMap settings",
+                             "PreSync フックは ConfigMap settings より前に作られた",
+                             "PreSync 훅이 ConfigMap settings 보다 먼저 만들어졌습니다"),
+    "hook_job_gone": ("the hook Job is no longer in the cluster, which is fine",
+                      "フックの Job はもうクラスターにない(問題ない)", "훅 Job 이 클러스터에 더 이상 없습니다 (문제없음)"),
+    "wave_order_ok": ("creation times follow the waves: {found}", "作成時刻はウェーブの順: {found}",
+                      "생성 시각이 웨이브 순서를 따릅니다: {found}"),
+    "wave_order_wrong": ("creation times do not follow the waves ({expected}): {found}",
+                         "作成時刻がウェーブの順になっていない({expected}): {found}",
+                         "생성 시각이 웨이브 순서가 아닙니다 ({expected}): {found}"),
+    "not_full_sha": ("failed-hook.json commit must be a full 40-character SHA, found {found}",
+                     "failed-hook.json の commit は 40 文字の完全な SHA にする。実際は {found}",
+                     "failed-hook.json commit 은 40자 전체 SHA 여야 합니다. 실제값 {found}"),
+    "failed_commit_ok": ("commit {sha} changes mode to green and breaks the hook in one commit",
+                         "コミット {sha} は 1 つで mode を green にしフックを壊している",
+                         "커밋 {sha} 가 한 커밋에서 mode 를 green 으로 바꾸고 훅을 깨뜨립니다"),
+    "failed_commit_split": ("commit {sha} makes only one of the two changes; both belong in one commit: {found}",
+                            "コミット {sha} には 2 つの変更の片方しかない。1 つのコミットにまとめる: {found}",
+                            "커밋 {sha} 에는 두 변경 중 하나만 있습니다. 한 커밋에 둘 다 있어야 합니다: {found}"),
+    "failed_commit_wrong": ("commit {sha} does not change mode to green nor break the hook: {found}",
+                            "コミット {sha} は mode を green にもせず、フックも壊していない: {found}",
+                            "커밋 {sha} 는 mode 를 green 으로 바꾸지도, 훅을 깨뜨리지도 않습니다: {found}"),
+    "phase_recorded_during_retry": ("phase Running was recorded while the operation was still going (the hook Job "
+                                    "retrying its pod, or a retry wait); wait until the operation ends Failed",
+                                    "phase Running は処理の途中(フックの Job が Pod を再試行中、またはリトライ待ち)に"
+                                    "記録された値。処理が Failed で終わるまで待つ",
+                                    "phase Running 은 작업 도중(훅 Job 이 Pod 를 재시도하는 중이거나 재시도 대기 중)에 "
+                                    "기록된 값입니다. 작업이 Failed 로 끝날 때까지 기다리세요"),
+    "fix_commit_ok": ("commit {sha} restores the migrate command and keeps mode green",
+                      "コミット {sha} は migrate のコマンドを戻し mode は green のまま",
+                      "커밋 {sha} 가 migrate 명령을 되돌리고 mode 는 green 으로 유지합니다"),
+    "fix_commit_missing": ("no commit after the failing one restores `echo migrate ok` with mode green: {found}",
+                           "失敗コミットの後に、mode green のまま `echo migrate ok` に戻したコミットがない: {found}",
+                           "실패 커밋 이후에 mode green 을 유지하며 `echo migrate ok` 로 되돌린 커밋이 없습니다: {found}"),
+    "revisions_synced": ("sync, operation and result revisions are at {sha} (the fix) or later on bare main",
+                         "sync・処理・結果の revision は {sha}(修正コミット)以降の bare main のコミット",
+                         "sync, 작업, 결과 revision 이 {sha} (수정 커밋) 이후의 bare main 커밋입니다"),
+    "revisions_behind": ("revisions must be {sha} (the fix) or a later commit on bare main: {found}",
+                         "revision は {sha}(修正コミット)以降の bare main のコミットでなければならない: {found}",
+                         "revision 은 {sha} (수정 커밋) 이후의 bare main 커밋이어야 합니다: {found}"),
+    "retrying_failed_revision": ("the operation still retries the failed revision {sha} (phase {phase}); "
+                                 "the app may look Synced, but the new commit is not applied",
+                                 "処理がまだ失敗した revision {sha} をリトライしている(phase {phase})。"
+                                 "Synced に見えても新しいコミットは適用されていない",
+                                 "작업이 아직 실패한 revision {sha} 를 재시도하고 있습니다 (phase {phase}). "
+                                 "Synced 로 보여도 새 커밋은 적용되지 않았습니다"),
+    "respect_ignore_missing": ("{what}: ignoreDifferences is set but syncOptions lacks RespectIgnoreDifferences=true",
+                               "{what}: ignoreDifferences はあるが syncOptions に RespectIgnoreDifferences=true がない",
+                               "{what}: ignoreDifferences 는 있지만 syncOptions 에 RespectIgnoreDifferences=true 가 없습니다"),
+    "waited_too_short": ("checked_at - scaled_at is {waited} s; wait at least 40 s",
+                         "checked_at - scaled_at が {waited} 秒。40 秒以上待つ",
+                         "checked_at - scaled_at 가 {waited} 초입니다. 40 초 이상 기다리세요"),
+    "waited_ok": ("you waited {waited} s after scaling", "scale の後 {waited} 秒待った", "scale 후 {waited} 초 기다렸습니다"),
+    "replicas_not_scaled": ("f:spec.f:replicas of prod-api is owned by {found}, expected {expected}",
+                            "prod-api の f:spec.f:replicas の所有者は {found}。期待値 {expected}",
+                            "prod-api 의 f:spec.f:replicas 소유자가 {found} 입니다. 기대값 {expected}"),
+}
 
-    def __init__(self, files, clone, repo, cluster, bare_path, now=None):
-        self.files = files
-        self.clone = clone
-        self.repo = repo
-        self.cluster = cluster
-        self.bare_path = bare_path
-        self.now = time.time() if now is None else now
-
-    def app(self, name):
-        return self.cluster.find("applications", name)
-
-
-def collect(workspace, bare_root, kubeconfig, timeout=10.0, argocd_namespace=ARGOCD_NAMESPACE, max_bytes=1024 * 1024):
-    files = {name: read_json(workspace, name, max_bytes) for name in EVIDENCE_JSON}
-    files.update({name: read_yaml_documents(workspace, name, max_bytes) for name in APP_FILES})
-    bare_path = os.path.join(bare_root, f"{REPO_NAME}.git")
-    repo = collect_repo(bare_path, "main", prefixes=("charts/web", "kust", "waves"), tracked_paths=TRACKED)
-    clone = collect_clone(os.path.join(workspace, "repo"))
-    cluster = collect_cluster(kubeconfig, cluster_reads(argocd_namespace), timeout)
-    return CapaState(files, clone, repo, cluster, bare_path)
-
-
-lab = Lab(LAB_ID, STEP_TITLES)
-
-# ---------------------------------------------------------------- shared helpers
-
-
-def evidence(state, name):
-    """(object, None) for a JSON evidence file holding an object, else (None, failing Verdict)."""
-    read = state.files[name]
-    if not read.ok:
-        return None, file_problem(read, hint="evidence_files")
-    if not isinstance(read.data, dict):
-        return None, failed("wrong_type", expected="object", found=read.data, what=name,
-                            expected_type="object", found_type=json_type(read.data), hint="json_types")
-    return read.data, None
-
-
-def evidence_field(state, name, key, expected_type):
-    """(value, None) for `key` of the JSON evidence file `name` with the right JSON type, else
-    (None, failing Verdict)."""
-    data, problem = evidence(state, name)
-    if problem:
-        return None, problem
-    return typed_field(data, key, expected_type, f"{name} {key}")
-
-
-def evidence_fields(state, name, keys, expected_type):
-    """({key: value}, None) when every key of the evidence file has the JSON type, else
-    (None, the first failing Verdict)."""
-    data, problem = evidence(state, name)
-    if problem:
-        return None, problem
-    values = {}
-    for key in keys:
-        values[key], problem = typed_field(data, key, expected_type, f"{name} {key}")
-        if problem:
-            return None, problem
-    return values, None
-
-
-def same_value(found, expected, what, hint=None):
-    if found != expected:
-        return failed("value_mismatch", expected=expected, found=found, what=what, hint=hint)
-    return passed("value_ok", expected=expected, found=found, what=what)
-
-
-def blocked(step, reason, **params):
-    return failed("blocked_by", step=step, reason=reason, **params)
-
-
-def repo_blocked(state):
-    """A failing Verdict when the bare repo cannot be read, else None."""
-    if state.repo.ok:
-        return None
-    return failed(f"repo_{state.repo.problem}", path=state.bare_path, detail=state.repo.detail, hint="bare_repo")
-
-
-def yaml_objects(state, prefix):
-    """[(path, document)] for every YAML document under `prefix` at bare main's head."""
-    found = []
-    for path, text in sorted(state.repo.tree.items()):
-        if not path.startswith(prefix + "/") or not path.endswith((".yaml", ".yml")) or text is None:
-            continue
-        documents, _ = parse_yaml_text(text)
-        for doc in documents or []:
-            if isinstance(doc, dict):
-                found.append((path, doc))
-    return found
-
-
-def find_object(objects, kind, name=None, generate_name=None):
-    for path, doc in objects:
-        if doc.get("kind") != kind:
-            continue
-        if name is not None and dig(doc, "metadata", "name") == name:
-            return path, doc
-        if generate_name is not None and dig(doc, "metadata", "generateName") == generate_name:
-            return path, doc
-    return None, None
+HINTS = {
+    "helm_chart": ("Argo CD treats a path with Chart.yaml as a Helm chart; values come from values.yaml and the "
+                   "templates reference them as .Values.<key>.",
+                   "Chart.yaml があるパスは Helm チャートとして扱われる。テンプレートは .Values.<キー> で値を参照する。",
+                   "Chart.yaml 이 있는 경로는 Helm 차트로 처리됩니다. 템플릿은 .Values.<키> 로 값을 참조합니다."),
+    "value_files_relative": ("helm.valueFiles paths are relative to the chart directory (spec.source.path), "
+                             "not to the repository root.",
+                             "helm.valueFiles のパスはリポジトリのルートではなく、"
+                             "チャートのディレクトリ(spec.source.path)が基準。",
+                             "helm.valueFiles 경로는 저장소 루트가 아니라 차트 디렉터리(spec.source.path) 기준입니다."),
+    "helm_precedence": ("Argo CD runs `helm template`: parameters (--set) beat valuesObject, which beats "
+                        "valueFiles, which beat the chart's values.yaml. Read the live objects, do not guess.",
+                        "Argo CD は `helm template` を実行する。parameters(--set)> valuesObject > valueFiles > "
+                        "チャートの values.yaml。推測せず、クラスターの実際の値を読む。",
+                        "Argo CD 는 `helm template` 을 실행합니다. parameters(--set) > valuesObject > valueFiles > "
+                        "차트의 values.yaml. 추측하지 말고 클러스터의 실제 값을 읽으세요."),
+    "helm_template_only": ("Argo CD only renders charts; it never runs helm install, so no "
+                           "helm.sh/release.v1 Secret is created.",
+                           "Argo CD はチャートをレンダリングするだけで helm install はしないため、"
+                           "helm.sh/release.v1 の Secret はできない。",
+                           "Argo CD 는 차트를 렌더링만 하고 helm install 은 하지 않으므로 "
+                           "helm.sh/release.v1 Secret 은 만들어지지 않습니다."),
+    "resource_tracking": ("Read the live ConfigMap with `kubectl -n src-helm get cm src-helm-greeting -o yaml`; "
+                          "the tracking method is argocd-cm application.resourceTrackingMethod "
+                          "(annotation by default in v3).",
+                          "`kubectl -n src-helm get cm src-helm-greeting -o yaml` で実物を読む。追跡方式は argocd-cm の "
+                          "application.resourceTrackingMethod(v3 のデフォルトは annotation)。",
+                          "`kubectl -n src-helm get cm src-helm-greeting -o yaml` 로 실제 오브젝트를 읽으세요. "
+                          "추적 방식은 argocd-cm 의 application.resourceTrackingMethod (v3 기본값은 annotation)."),
+    "null_not_missing": ("An absent label is written as JSON null: \"instance_label\": null.",
+                         "ラベルがないときは JSON の null と書く: \"instance_label\": null。",
+                         "레이블이 없으면 JSON null 로 씁니다: \"instance_label\": null."),
+    "kustomize_layout": ("kust/base holds Deployment api and a kustomization; kust/overlays/prod points at "
+                         "../../base with namePrefix prod- and a replicas entry for api.",
+                         "kust/base に Deployment api と kustomization、kust/overlays/prod は ../../base を指し、"
+                         "namePrefix prod- と api の replicas を持つ。",
+                         "kust/base 에 Deployment api 와 kustomization, kust/overlays/prod 는 ../../base 를 가리키고 "
+                         "namePrefix prod- 와 api 의 replicas 항목을 가집니다."),
+    "kustomize_images": ("spec.source.kustomize.images is applied by Argo CD with `kustomize edit set image` "
+                         "right before rendering: the 1.28 tag lives in the Application, not in git.",
+                         "spec.source.kustomize.images は Argo CD がレンダリング直前に `kustomize edit set image` で"
+                         "適用する。1.28 は Git ではなく Application にある。",
+                         "spec.source.kustomize.images 는 Argo CD 가 렌더링 직전에 `kustomize edit set image` 로 "
+                         "적용합니다. 1.28 은 Git 이 아니라 Application 에 있습니다."),
+    "sync_waves": ("Within a phase Argo CD applies lower waves first and waits until a wave is Healthy "
+                   "before the next one; record times from the live objects' creationTimestamp.",
+                   "同じ段階の中では小さいウェーブから適用し、Healthy になるまで次のウェーブに進まない。"
+                   "時刻は実物の creationTimestamp から記録する。",
+                   "같은 단계 안에서는 작은 웨이브부터 적용하고 Healthy 가 될 때까지 다음 웨이브로 가지 않습니다. "
+                   "시각은 실제 오브젝트의 creationTimestamp 에서 기록하세요."),
+    "sync_hooks": ("A generateName hook is named generateName + <7 hex of the commit>-presync-<start unix time>; "
+                   "copy the name of the Job that ran for your commit.",
+                   "generateName のフックの名前は generateName + <コミットの 7 桁>-presync-<開始 Unix 時刻>。"
+                   "自分のコミットで実行された Job の名前を写す。",
+                   "generateName 훅의 이름은 generateName + <커밋 7자리>-presync-<시작 Unix 시각> 입니다. "
+                   "자신의 커밋으로 실행된 Job 이름을 옮겨 쓰세요."),
+    "failed_hook_commit": ("Step 6 needs one commit that both sets mode: green and makes migrate exit 1, "
+                           "then a later commit that restores only the migrate command.",
+                           "ステップ 6 は、mode: green とフックの exit 1 を 1 つのコミットにまとめ、"
+                           "その後 migrate のコマンドだけを戻す別のコミットが必要。",
+                           "6단계는 mode: green 과 migrate 의 exit 1 을 한 커밋에 담고, 이후 migrate 명령만 "
+                           "되돌리는 커밋이 필요합니다."),
+    "hook_failed_phase": ("When a PreSync hook fails, the Sync phase never starts: status.operationState.phase "
+                          "ends Failed and ConfigMap settings keeps its old mode.",
+                          "PreSync フックが失敗すると Sync 段階は始まらない。status.operationState.phase は Failed で終わり、"
+                          "ConfigMap settings の mode は古いまま。",
+                          "PreSync 훅이 실패하면 Sync 단계는 시작되지 않습니다. status.operationState.phase 는 Failed 로 "
+                          "끝나고 ConfigMap settings 의 mode 는 그대로입니다."),
+    "retry_blocks_new_commits": ("An automated sync retries the failed revision (5 times by default) and a new "
+                                 "commit waits; check status.operationState.operation.sync.revision and end it "
+                                 "with `argocd app terminate-op src-waves --core`.",
+                                 "自動同期は失敗した revision を(デフォルトで 5 回)リトライし、新しいコミットは待たされる。"
+                                 "status.operationState.operation.sync.revision を確認し、"
+                                 "`argocd app terminate-op src-waves --core` で終わらせる。",
+                                 "자동 동기화는 실패한 revision 을 (기본 5회) 재시도하고 새 커밋은 기다립니다. "
+                                 "status.operationState.operation.sync.revision 을 확인하고 "
+                                 "`argocd app terminate-op src-waves --core` 로 끝내세요."),
+    "ignore_differences": ("ignoreDifferences only hides the field from the diff; RespectIgnoreDifferences=true "
+                           "also keeps a sync from overwriting it. Keep automated.selfHeal: true.",
+                           "ignoreDifferences は比較から外すだけ。RespectIgnoreDifferences=true で同期時も上書きしない。"
+                           "automated.selfHeal: true は維持する。",
+                           "ignoreDifferences 는 비교에서만 제외합니다. RespectIgnoreDifferences=true 여야 동기화 때도 "
+                           "덮어쓰지 않습니다. automated.selfHeal: true 는 유지하세요."),
+    "managed_fields": ("Run `kubectl -n src-kust get deploy prod-api --show-managed-fields -o json` and find the "
+                       "entry whose fieldsV1 has f:spec → f:replicas; use its manager.",
+                       "`kubectl -n src-kust get deploy prod-api --show-managed-fields -o json` で、fieldsV1 の "
+                       "f:spec の下に f:replicas を持つ項目を探し、その manager を使う。",
+                       "`kubectl -n src-kust get deploy prod-api --show-managed-fields -o json` 에서 fieldsV1 의 "
+                       "f:spec 아래 f:replicas 를 가진 항목을 찾아 그 manager 를 쓰세요."),
+}
 
 
-def images(obj):
-    return [c.get("image") for c in containers(obj)]
+lab = Lab(
+    "capa-src",
+    {"en": "Argo CD sources: Helm, Kustomize, waves and hooks", "ja": "Argo CD のソース: Helm・Kustomize・ウェーブ・フック",
+     "ko": "Argo CD 소스: Helm, Kustomize, 웨이브, 훅"},
+    STEP_TITLES,
+    Reads(json_files=EVIDENCE_JSON, yaml_files=APP_FILES,
+          repo=Repo(REPO_NAME, prefixes=("charts/web", "kust", "waves"), tracked_paths=TRACKED),
+          clone="repo", api=cluster_reads),
+    MESSAGES,
+    HINTS,
+)
 
 
-def object_verdict(path, expected, found):
-    """PASS when the fields found in a git file are the expected ones, else FAIL showing both."""
-    if found != expected:
-        return failed("git_values_mismatch", expected=expected, found=found, path=path)
-    return passed("git_values_ok", expected=expected, found=found, path=path)
-
-
-def wanted_or_first(values, wanted):
-    """`wanted` when present (other entries may be sidecars), else what stands first."""
-    return wanted if wanted in values else (values[0] if values else None)
-
-
-def str_list(value):
-    return [v.rstrip("/") for v in value if isinstance(v, str)] if isinstance(value, list) else []
+def repo_url(state):
+    return state.site.repo_url(REPO_NAME)
 
 
 def yaml_mode(text):
     """`data.mode` of the settings ConfigMap in a config.yaml text, or None."""
-    documents, _ = parse_yaml_text(text or "")
-    for doc in documents or []:
-        if isinstance(doc, dict) and doc.get("kind") == "ConfigMap":
+    for doc in yaml_documents(text):
+        if doc.get("kind") == "ConfigMap":
             return dig(doc, "data", "mode")
     return None
 
 
 def migrate_command(text):
-    documents, _ = parse_yaml_text(text or "")
-    for doc in documents or []:
-        if isinstance(doc, dict) and doc.get("kind") == "Job":
+    for doc in yaml_documents(text):
+        if doc.get("kind") == "Job":
             return " ".join(command_line(c) for c in containers(doc))
     return None
+
+
+def str_list(value):
+    return [v.rstrip("/") for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 # ---------------------------------------------------------------- step 1
@@ -247,28 +349,7 @@ def bare_repo(state):
 
 @lab.check(1, "clone-origin", hint="bare_repo")
 def clone_origin(state):
-    clone = state.clone
-    if not clone.ok:
-        return failed(f"clone_{clone.problem}", expected=state.bare_path, found=clone.detail or None,
-                      path=clone.path, detail=clone.detail)
-    origin = clone.remotes.get("origin")
-    if not same_repository(origin, state.bare_path):
-        return failed("origin_mismatch", expected=state.bare_path, found=origin, path=clone.path)
-    return passed("origin_ok", expected=state.bare_path, found=origin, path=clone.path)
-
-
-def same_repository(url, bare_path):
-    """True when a remote URL names the bare repo: its path (file:// or plain, with or without
-    .git) or the gitd URL of the lab."""
-    if not isinstance(url, str) or not url:
-        return False
-    if url.rstrip("/") == REPO_URL:
-        return True
-    path = url[len("file://"):] if url.startswith("file://") else url
-    path = path.rstrip("/")
-    candidates = {path, path + ".git"}
-    real = os.path.realpath(bare_path)
-    return any(os.path.isabs(p) and os.path.realpath(p) == real for p in candidates)
+    return clone_origin_verdict(state)
 
 
 def chart_values(state, filename, expected):
@@ -341,8 +422,8 @@ def template_deployment(state):
     return chart_template(state, "Deployment", "web", [".Values.replicaCount", "nginx:1.27-alpine"])
 
 
-def helm_app_problems(app, namespace_required):
-    problems = spec_problems(app, REPO_URL, "charts/web", HELM_APP, namespace_required)
+def helm_app_problems(state, app, namespace_required):
+    problems = spec_problems(app, state.site, repo_url(state), "charts/web", HELM_APP, namespace_required)
     return problems
 
 
@@ -363,7 +444,7 @@ def helm_app_file(state):
     app, problem = application_file(state.files["app-src-helm.yaml"], HELM_APP)
     if problem:
         return problem
-    return verdict_from_problems(helm_app_problems(app, False), "app-src-helm.yaml", "application_manifest")
+    return verdict_from_problems(helm_app_problems(state, app, False), "app-src-helm.yaml", "application_manifest")
 
 
 @lab.check(1, "app-file-value-files", hint="value_files_relative")
@@ -374,35 +455,18 @@ def helm_app_file_value_files(state):
     return value_files_verdict(app, "app-src-helm.yaml")
 
 
-def live_app(state, name, step):
-    """(app, None) or (None, failing Verdict) for a live Application."""
-    app = state.app(name)
-    if app is None:
-        return None, failed("live_app_missing", expected=name, found=None, name=name, step=step,
-                            hint="application_apply")
-    return app, None
-
-
-def live_app_blocked(state, name, step):
-    """For later steps: a missing Application is 'blocked by step N', not a new mistake."""
-    app = state.app(name)
-    if app is None:
-        return None, blocked(step, "live_app_missing", name=name)
-    return app, None
-
-
-@lab.check(1, "live-app", cluster=True, hint="application_apply")
+@lab.check(1, "live-app", hint="application_apply")
 def helm_live_app(state):
     app, problem = live_app(state, HELM_APP, 1)
     if problem:
         return problem
-    problems = helm_app_problems(app, True)
+    problems = helm_app_problems(state, app, True)
     if problems:
         return verdict_from_problems(problems, f"Application {HELM_APP}", "application_apply")
     return value_files_verdict(app, f"Application {HELM_APP}")
 
 
-@lab.check(1, "live-app-status", cluster=True, hint="app_sync_health")
+@lab.check(1, "live-app-status", hint="app_sync_health")
 def helm_live_status(state):
     app, problem = live_app(state, HELM_APP, 1)
     return problem or synced_healthy(app, HELM_APP)
@@ -443,7 +507,7 @@ def helm_file_values(state):
     return verdict_from_problems(helm_values_problems(app), "app-src-helm.yaml", "helm_precedence")
 
 
-@lab.check(2, "live-app-values", cluster=True, hint="helm_precedence")
+@lab.check(2, "live-app-values", hint="helm_precedence")
 def helm_live_values(state):
     app, problem = live_app_blocked(state, HELM_APP, 1)
     if problem:
@@ -463,7 +527,7 @@ def recorded_vs_live(recorded, truth, live, what, truth_hint):
     return passed("value_ok", expected=truth, found=recorded, what=what)
 
 
-@lab.check(2, "precedence-replicas", cluster=True, hint="helm_precedence")
+@lab.check(2, "precedence-replicas", hint="helm_precedence")
 def precedence_replicas(state):
     value, problem = evidence_field(state, "precedence.json", "replicas", "number")
     if problem:
@@ -473,7 +537,7 @@ def precedence_replicas(state):
     return recorded_vs_live(value, PRECEDENCE_REPLICAS, live, "precedence.json replicas", "helm_precedence")
 
 
-@lab.check(2, "precedence-greeting", cluster=True, hint="helm_precedence")
+@lab.check(2, "precedence-greeting", hint="helm_precedence")
 def precedence_greeting(state):
     value, problem = evidence_field(state, "precedence.json", "greeting", "string")
     if problem:
@@ -490,7 +554,7 @@ def greeting_configmap(state):
     return state.cluster.find("helm_configmaps", f"{HELM_APP}-greeting")
 
 
-@lab.check(3, "helm-release-secrets", cluster=True, hint="helm_template_only")
+@lab.check(3, "helm-release-secrets", hint="helm_template_only")
 def helm_release_secrets(state):
     value, problem = evidence_field(state, "tracking.json", "helm_release_secrets", "integer")
     if problem:
@@ -499,7 +563,7 @@ def helm_release_secrets(state):
     return same_value(value, live, "tracking.json helm_release_secrets")
 
 
-@lab.check(3, "tracking-annotation", cluster=True, hint="resource_tracking")
+@lab.check(3, "tracking-annotation", hint="resource_tracking")
 def tracking_annotation(state):
     value, problem = evidence_field(state, "tracking.json", "tracking_annotation", "string-or-null")
     if problem:
@@ -511,7 +575,7 @@ def tracking_annotation(state):
     return same_value(value, live, "tracking.json tracking_annotation")
 
 
-@lab.check(3, "instance-label", cluster=True, hint="resource_tracking")
+@lab.check(3, "instance-label", hint="resource_tracking")
 def instance_label(state):
     data, problem = evidence(state, "tracking.json")
     if problem:
@@ -530,14 +594,14 @@ def instance_label(state):
     return same_value(value, live, "tracking.json instance_label")
 
 
-@lab.check(3, "tracking-method", cluster=True, hint="resource_tracking")
+@lab.check(3, "tracking-method", hint="resource_tracking")
 def tracking_method(state):
     data, problem = evidence(state, "tracking.json")
     if problem:
         return problem
-    argocd_cm = state.cluster.reads.get("argocd_cm")
+    argocd_cm = state.cluster.get("argocd_cm")
     if not isinstance(argocd_cm, dict):
-        return errored("argocd_cm_missing", namespace=ARGOCD_NAMESPACE)
+        return errored("argocd_cm_missing", namespace=state.site.argocd_namespace)
     method = dig(argocd_cm, "data", TRACKING_METHOD_KEY) or DEFAULT_TRACKING_METHOD
     expected = {}
     if "annotation" in method:
@@ -558,7 +622,7 @@ def kust_base(state):
     problem = repo_blocked(state)
     if problem:
         return problem
-    objects = yaml_objects(state, "kust/base")
+    objects = yaml_objects(state.repo.tree, "kust/base")
     path, deployment = find_object(objects, "Deployment", name="api")
     expected = {"replicas": 1, "label app": "api", "image": "nginx:1.27-alpine", "kustomization": True}
     if deployment is None:
@@ -630,8 +694,8 @@ KUST_IMAGE = "nginx:1.28-alpine"
 KUST_IMAGE_ENTRIES = ("nginx=nginx:1.28-alpine", "nginx:1.28-alpine")
 
 
-def kust_app_problems(app, namespace_required):
-    problems = spec_problems(app, REPO_URL, "kust/overlays/prod", KUST_APP, namespace_required)
+def kust_app_problems(state, app, namespace_required):
+    problems = spec_problems(app, state.site, repo_url(state), "kust/overlays/prod", KUST_APP, namespace_required)
     entries = dig(app, "spec", "source", "kustomize", "images")
     if not (isinstance(entries, list) and any(str(e).replace(" ", "") in KUST_IMAGE_ENTRIES for e in entries)):
         problems.append(("spec.source.kustomize.images", [KUST_IMAGE_ENTRIES[0]], entries))
@@ -643,18 +707,18 @@ def kust_app_file(state):
     app, problem = application_file(state.files["app-src-kust.yaml"], KUST_APP)
     if problem:
         return problem
-    return verdict_from_problems(kust_app_problems(app, False), "app-src-kust.yaml", "kustomize_images")
+    return verdict_from_problems(kust_app_problems(state, app, False), "app-src-kust.yaml", "kustomize_images")
 
 
-@lab.check(4, "live-app", cluster=True, hint="kustomize_images")
+@lab.check(4, "live-app", hint="kustomize_images")
 def kust_live_app(state):
     app, problem = live_app(state, KUST_APP, 4)
     if problem:
         return problem
-    return verdict_from_problems(kust_app_problems(app, True), f"Application {KUST_APP}", "application_apply")
+    return verdict_from_problems(kust_app_problems(state, app, True), f"Application {KUST_APP}", "application_apply")
 
 
-@lab.check(4, "live-deployment", cluster=True, hint="kustomize_images")
+@lab.check(4, "live-deployment", hint="kustomize_images")
 def kust_live_deployment(state):
     app, problem = live_app(state, KUST_APP, 4)
     if problem:
@@ -691,7 +755,7 @@ def waves_object(state, kind, name=None, generate_name=None):
     problem = repo_blocked(state)
     if problem:
         return None, None, problem
-    objects = yaml_objects(state, "waves")
+    objects = yaml_objects(state.repo.tree, "waves")
     path, doc = find_object(objects, kind, name=name, generate_name=generate_name)
     if doc is None:
         label = name or f"generateName {generate_name}"
@@ -767,22 +831,24 @@ def waves_migrate(state):
     return object_verdict("waves/migrate.yaml", expected, found)
 
 
+def waves_app_problems(state, app, namespace_required):
+    return spec_problems(app, state.site, repo_url(state), "waves", WAVES_APP, namespace_required)
+
+
 @lab.check(5, "app-file", hint="application_manifest")
 def waves_app_file(state):
     app, problem = application_file(state.files["app-src-waves.yaml"], WAVES_APP)
     if problem:
         return problem
-    return verdict_from_problems(spec_problems(app, REPO_URL, "waves", WAVES_APP, False), "app-src-waves.yaml",
-                            "application_manifest")
+    return verdict_from_problems(waves_app_problems(state, app, False), "app-src-waves.yaml", "application_manifest")
 
 
-@lab.check(5, "live-app", cluster=True, hint="application_apply")
+@lab.check(5, "live-app", hint="application_apply")
 def waves_live_app(state):
     app, problem = live_app(state, WAVES_APP, 5)
     if problem:
         return problem
-    return verdict_from_problems(spec_problems(app, REPO_URL, "waves", WAVES_APP, True), f"Application {WAVES_APP}",
-                            "application_apply")
+    return verdict_from_problems(waves_app_problems(state, app, True), f"Application {WAVES_APP}", "application_apply")
 
 
 # gitops-engine sync_context.go getSyncTasks: generateName + "<rev[0:7]>-<phase>-<startedAt unix>".
@@ -826,7 +892,7 @@ def waves_times(state):
     return passed("hook_before_settings", expected="hook_created <= settings_created", found=data)
 
 
-@lab.check(5, "waves-settings-created", cluster=True, hint="sync_waves")
+@lab.check(5, "waves-settings-created", hint="sync_waves")
 def waves_settings_created(state):
     value, problem = evidence_field(state, "waves.json", "settings_created", "string")
     if problem:
@@ -841,7 +907,7 @@ def waves_settings_created(state):
     return passed("value_ok", expected=live, found=value, what="waves.json settings_created")
 
 
-@lab.check(5, "live-hook-job", cluster=True, hint="sync_hooks")
+@lab.check(5, "live-hook-job", hint="sync_hooks")
 def waves_live_hook_job(state):
     """The recorded hook Job, if it still exists, must match. Absence is fine: the lab text says
     BeforeHookCreation deletes it, while a generateName hook gets a new name per operation and
@@ -862,7 +928,7 @@ def waves_live_hook_job(state):
     return passed("live_values_ok", expected=expected, found=found, what=f"Job src-waves/{name}")
 
 
-@lab.check(5, "live-order", cluster=True, hint="sync_waves")
+@lab.check(5, "live-order", hint="sync_waves")
 def waves_live_order(state):
     settings = state.cluster.find("waves_configmaps", "settings")
     app = state.cluster.find("waves_deployments", "app")
@@ -995,7 +1061,7 @@ def fix_commit(state):
     return failed("fix_commit_missing", expected={"waves/migrate.yaml": "echo migrate ok", "mode": "green"}, found=found)
 
 
-@lab.check(6, "live-revision", cluster=True, hint="retry_blocks_new_commits")
+@lab.check(6, "live-revision", hint="retry_blocks_new_commits")
 def waves_live_revision(state):
     """After the fix, Argo CD must have synced the fix commit or a later one. A later commit that
     does not touch waves/ moves status.sync.revision but starts no operation, so each revision
@@ -1023,7 +1089,7 @@ def waves_live_revision(state):
     return failed("revisions_behind", expected=expected, found=found, sha=anchor[:7])
 
 
-@lab.check(6, "live-operation", cluster=True, hint="retry_blocks_new_commits")
+@lab.check(6, "live-operation", hint="retry_blocks_new_commits")
 def waves_live_operation(state):
     app, problem = live_app_blocked(state, WAVES_APP, 5)
     if problem:
@@ -1042,7 +1108,7 @@ def waves_live_operation(state):
     return failed("live_values_mismatch", expected=expected, found=found, what=f"Application {WAVES_APP}")
 
 
-@lab.check(6, "live-mode-green", cluster=True, hint="retry_blocks_new_commits")
+@lab.check(6, "live-mode-green", hint="retry_blocks_new_commits")
 def waves_live_mode(state):
     settings = state.cluster.find("waves_configmaps", "settings")
     if settings is None:
@@ -1093,7 +1159,7 @@ def kust_ignore_file(state):
     return ignore_verdict(ignore_problems(app, "app-src-kust.yaml"), "app-src-kust.yaml")
 
 
-@lab.check(7, "live-app", cluster=True, hint="ignore_differences")
+@lab.check(7, "live-app", hint="ignore_differences")
 def kust_ignore_live(state):
     app, problem = live_app_blocked(state, KUST_APP, 4)
     if problem:
@@ -1101,7 +1167,7 @@ def kust_ignore_live(state):
     return ignore_verdict(ignore_problems(app, f"Application {KUST_APP}"), f"Application {KUST_APP}")
 
 
-@lab.check(7, "live-replicas", cluster=True, hint="ignore_differences")
+@lab.check(7, "live-replicas", hint="ignore_differences")
 def kust_live_replicas(state):
     app, problem = live_app_blocked(state, KUST_APP, 4)
     if problem:
@@ -1130,7 +1196,7 @@ def ignore_times(state):
     return passed("waited_ok", expected=">= 40", found=waited, waited=waited)
 
 
-@lab.check(7, "ignore-replicas", cluster=True, hint="json_types")
+@lab.check(7, "ignore-replicas", hint="json_types")
 def ignore_replicas(state):
     value, problem = evidence_field(state, "ignore.json", "replicas", "integer")
     if problem:
@@ -1154,7 +1220,7 @@ SCALE_MANAGERS = ("kubectl", "kubectl-scale", "k3s")
 ARGOCD_MANAGER = "argocd-controller"  # common.ArgoCDSSAManager
 
 
-@lab.check(7, "replicas-owner", cluster=True, hint="managed_fields")
+@lab.check(7, "replicas-owner", hint="managed_fields")
 def replicas_owner_live(state):
     deployment = state.cluster.find("kust_deployments", "prod-api")
     if deployment is None:
@@ -1218,7 +1284,7 @@ def report_hook_blocked(state):
                          ("failed-hook.json", "live_mode", lambda v: v != "green", "live_mode != green"))
 
 
-@lab.check(8, "replicas-owner", cluster=True, hint="managed_fields")
+@lab.check(8, "replicas-owner", hint="managed_fields")
 def report_replicas_owner(state):
     value, problem = evidence_field(state, "report.json", "replicas_owner", "string")
     if problem:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+from ansible.module_utils.labgrader.checks.evidence import blocked, file_problem
 from ansible.module_utils.labgrader.facts import dig, json_type
 from ansible.module_utils.labgrader.i18n import show
 from ansible.module_utils.labgrader.result import failed, passed, pending
-
-ARGOCD_NAMESPACE = "argocd"
 
 
 def find_application(documents, name):
@@ -25,12 +24,6 @@ def application_file(read, name):
     if not read.ok:
         return None, file_problem(read, hint="application_manifest")
     return find_application(read.data, name)
-
-
-def file_problem(read, hint=None):
-    """A failing Verdict that says why an evidence file could not be used."""
-    return failed(f"file_{read.problem}", expected=None, found=read.detail or None,
-                  path=read.path, detail=read.detail, hint=hint)
 
 
 def normalize_path(value):
@@ -53,12 +46,12 @@ def sync_options(app):
     return [str(o).replace(" ", "") for o in options] if isinstance(options, list) else []
 
 
-def spec_problems(app, repo_url, path, destination, namespace_required):
+def spec_problems(app, site, repo_url, path, destination, namespace_required):
     """Differences between an Application and what the lab asks for, as (field, expected, found)."""
     problems = []
     namespace = dig(app, "metadata", "namespace")
-    if namespace != ARGOCD_NAMESPACE and (namespace_required or namespace is not None):
-        problems.append(("metadata.namespace", ARGOCD_NAMESPACE, namespace))
+    if namespace != site.argocd_namespace and (namespace_required or namespace is not None):
+        problems.append(("metadata.namespace", site.argocd_namespace, namespace))
     source = dig(app, "spec", "source")
     if not isinstance(source, dict):
         found = "spec.sources" if dig(app, "spec", "sources") is not None else json_type(source)
@@ -108,3 +101,20 @@ def synced_healthy(app, name):
         return pending("app_converging", expected=expected, found=found, name=name, sync=sync, health=health)
     return failed("app_not_synced_healthy", expected=expected, found=found, name=name, sync=sync,
                   health=health, hint="app_sync_health")
+
+
+def live_app(state, name, step):
+    """(app, None) or (None, failing Verdict) for a live Application."""
+    app = state.app(name)
+    if app is None:
+        return None, failed("live_app_missing", expected=name, found=None, name=name, step=step,
+                            hint="application_apply")
+    return app, None
+
+
+def live_app_blocked(state, name, step):
+    """For later steps: a missing Application is 'blocked by step N', not a new mistake."""
+    app = state.app(name)
+    if app is None:
+        return None, blocked(step, "live_app_missing", name=name)
+    return app, None

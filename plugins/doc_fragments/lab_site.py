@@ -1,0 +1,29 @@
+"""Options every lab module shares: how to reach the VM's cluster and where its lab lives."""
+
+from __future__ import annotations
+
+
+class ModuleDocFragment:
+    DOCUMENTATION = r"""
+options:
+  kubeconfig:
+    description: Kubeconfig used for the read-only cluster requests (the provisioned grader's token kubeconfig).
+    type: path
+    default: /etc/rancher/k3s/k3s.yaml
+  api_timeout:
+    description: Read timeout of one Kubernetes API request, in seconds.
+    type: float
+    default: 10
+  argocd_namespace:
+    description: Namespace of Argo CD and its Applications; checks, messages and hints use it.
+    type: str
+    default: argocd
+  gitd_namespace:
+    description: Namespace of the gitd Service; the labs' repo URLs are C(git://gitd.<namespace>.svc.cluster.local:9418/<name>.git).
+    type: str
+    default: gitsrv
+  bare_root:
+    description: The folder holding the bare repositories served by gitd.
+    type: path
+    default: /srv/bare
+"""

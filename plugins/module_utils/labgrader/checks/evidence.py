@@ -1,0 +1,57 @@
+"""Evidence files: the JSON/YAML a learner writes in the workspace, read with their JSON types."""
+
+from __future__ import annotations
+
+from ansible.module_utils.labgrader.facts import json_type, typed_field
+from ansible.module_utils.labgrader.result import failed, passed
+
+
+def file_problem(read, hint=None):
+    """A failing Verdict that says why an evidence file could not be used."""
+    return failed(f"file_{read.problem}", expected=None, found=read.detail or None,
+                  path=read.path, detail=read.detail, hint=hint)
+
+
+def evidence(state, name):
+    """(object, None) for a JSON evidence file holding an object, else (None, failing Verdict)."""
+    read = state.files[name]
+    if not read.ok:
+        return None, file_problem(read, hint="evidence_files")
+    if not isinstance(read.data, dict):
+        return None, failed("wrong_type", expected="object", found=read.data, what=name,
+                            expected_type="object", found_type=json_type(read.data), hint="json_types")
+    return read.data, None
+
+
+def evidence_field(state, name, key, expected_type):
+    """(value, None) for `key` of the JSON evidence file `name` with the right JSON type, else
+    (None, failing Verdict)."""
+    data, problem = evidence(state, name)
+    if problem:
+        return None, problem
+    return typed_field(data, key, expected_type, f"{name} {key}")
+
+
+def evidence_fields(state, name, keys, expected_type):
+    """({key: value}, None) when every key of the evidence file has the JSON type, else
+    (None, the first failing Verdict)."""
+    data, problem = evidence(state, name)
+    if problem:
+        return None, problem
+    values = {}
+    for key in keys:
+        values[key], problem = typed_field(data, key, expected_type, f"{name} {key}")
+        if problem:
+            return None, problem
+    return values, None
+
+
+def same_value(found, expected, what, hint=None):
+    if found != expected:
+        return failed("value_mismatch", expected=expected, found=found, what=what, hint=hint)
+    return passed("value_ok", expected=expected, found=found, what=what)
+
+
+def blocked(step, reason, **params):
+    """A check that depends on an earlier step: 'blocked by step N: <reason>'."""
+    return failed("blocked_by", step=step, reason=reason, **params)

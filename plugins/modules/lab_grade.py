@@ -1,0 +1,125 @@
+#!/usr/bin/python
+"""Grade the labs a learner is enrolled in, on that learner's VM, in one call."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: lab_grade
+short_description: Grade one learner VM - health gate, then every enrolled lab
+description:
+  - First a health gate (grader Python libraries, kubeconfig, API server, the Argo CD Application
+    CRD, application controller and repo server, the gitd Service). An unhealthy VM returns
+    RV(state=error) with the reason and no lab results - an ERROR of the environment, never a
+    list of learner failures.
+  - Then, for each lab of O(labs), collects the learner's state once (workspace files, the bare
+    repository, a handful of read-only GET requests, and for labs with active probes, runs of the
+    learner's scripts on throw-away copies) and judges every check with pure functions.
+  - Returns PASS, FAIL, PENDING or ERROR per check with expected and found values, a message and
+    a hint in the learner's language. While Argo CD is still converging it collects again until
+    O(settle_timeout) and reports the state it finally saw.
+  - Read-only. Never writes to the workspace, the repositories or the cluster.
+version_added: "1.0.0"
+author: Lab grader team
+extends_documentation_fragment:
+  - lab_site
+options:
+  labs:
+    description:
+      - The labs to grade, by id. The known ids are those of the registry in
+        C(module_utils/labgrader/labs/__init__.py); an unknown id fails with the known ones and a
+        "did you mean".
+    type: list
+    elements: str
+    required: true
+  workspace_root:
+    description: The folder holding the learner's lab workspaces; lab V(capa-src) is graded in
+      C(<workspace_root>/capa-src).
+    type: path
+    default: /root
+  lang:
+    description: Language of messages and hints.
+    type: str
+    choices: [en, ja, ko]
+    default: en
+  health:
+    description: Run the health gate first; V(false) grades even a VM that looks unhealthy.
+    type: bool
+    default: true
+  settle_timeout:
+    description: Seconds to keep re-reading while a check is PENDING; 0 judges the first reading.
+    type: float
+    default: 30
+  poll_interval:
+    description: Seconds between two readings while settling.
+    type: float
+    default: 5
+  max_file_bytes:
+    description: Learner files larger than this are reported as too large, not read.
+    type: int
+    default: 1048576
+attributes:
+  check_mode:
+    support: full
+    description: The module never changes anything; check mode runs it unchanged.
+  diff_mode:
+    support: none
+requirements:
+  - kubernetes (Python)
+  - GitPython
+  - PyYAML
+"""
+
+EXAMPLES = r"""
+- name: Grade the enrolled labs
+  lab_grade:
+    labs: [capa-src]
+    lang: ja
+    kubeconfig: /etc/lab-grader/kubeconfig
+  register: grade_result
+
+- name: Grade a learner tree laid out under another root
+  lab_grade:
+    labs: [capa-src]
+    workspace_root: /data/learner07/root
+    bare_root: /data/learner07/srv/bare
+    kubeconfig: /data/learner07/kubeconfig
+    settle_timeout: 0
+"""
+
+RETURN = r"""
+state:
+  description: C(graded), or C(error) when the VM failed the health gate.
+  returned: always
+  type: str
+  sample: graded
+error:
+  description: Why the VM could not be graded (kind C(health), message, per-probe details), else null.
+  returned: always
+  type: dict
+  sample: {"kind": "health", "message": "unreachable: connection refused", "details": {"api_server": "unreachable"}}
+health:
+  description: The health gate's probes and problems (null when O(health=false)).
+  returned: always
+  type: dict
+  sample: {"healthy": true, "problems": [], "probes": {"python": "ok", "api_server": "ok"}, "api_requests": 5}
+labs:
+  description: >-
+    One result per graded lab - lab, lang, status (worst of its checks), summary (count per status),
+    steps (title, status, checks with expected, found, message_key, params, message, hint) and collected
+    (attempts, api_requests, seconds, cluster_error). See docs/report-format.md.
+  returned: always
+  type: dict
+  sample: {"capa-src": {"status": "FAIL", "summary": {"PASS": 54, "FAIL": 2, "PENDING": 0, "ERROR": 0, "total": 56}}}
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.labgrader.runner import run_lab_grade
+
+
+def main():
+    run_lab_grade(AnsibleModule)
+
+
+if __name__ == "__main__":
+    main()
