@@ -59,7 +59,7 @@ def _inline_file(holder, key, data_key, base, where):
         return
     path = os.path.join(base, str(holder.pop(key)))
     try:
-        raw = read_regular(path, MAX_KUBECONFIG_BYTES)
+        raw = read_regular(os.path.realpath(path), MAX_KUBECONFIG_BYTES)
     except Refused as refused:
         raise ClusterError("kubeconfig", f"{where}: {refused.describe(path)}") from None
     holder.setdefault(data_key, base64.b64encode(raw).decode())
@@ -68,7 +68,7 @@ def _inline_file(holder, key, data_key, base, where):
 def load_kubeconfig(path):
     """The kubeconfig at `path` as a dict the kubernetes loader can take, or ClusterError."""
     try:
-        raw = read_regular(path, MAX_KUBECONFIG_BYTES)
+        raw = read_regular(os.path.realpath(path), MAX_KUBECONFIG_BYTES)  # the grader's file: links are fine
         documents = load_yaml(raw.decode("utf-8", "replace"))
     except Refused as refused:
         raise ClusterError("kubeconfig", refused.describe(path) if refused.problem != "invalid_yaml"
@@ -91,7 +91,7 @@ def load_kubeconfig(path):
         if "tokenFile" in user:
             token_path = os.path.join(base, str(user.pop("tokenFile")))
             try:
-                token = read_regular(token_path, 64 * 1024).decode("utf-8", "replace")
+                token = read_regular(os.path.realpath(token_path), 64 * 1024).decode("utf-8", "replace")
             except Refused as refused:
                 raise ClusterError("kubeconfig", f"{where}: {refused.describe(token_path)}") from None
             register_secret(token)
@@ -110,6 +110,11 @@ def load_kubeconfig(path):
             _inline_file(cluster, "certificate-authority", "certificate-authority-data", base,
                          f"{path}: cluster {str(entry.get('name'))[:60]!r}")
     return config
+
+
+# The only POSTs: questions to the API server that store nothing (authorization.k8s.io
+# SubjectAccessReview, authentication.k8s.io TokenReview).
+REVIEW_APIS = ("/apis/authorization.k8s.io/v1/", "/apis/authentication.k8s.io/v1/")
 
 
 class KubeReader:
@@ -156,6 +161,16 @@ class KubeReader:
 
     def get(self, path, query=None):
         """GET `path`; returns the decoded JSON, or None for 404."""
+        return self._send("GET", path, query)
+
+    def review(self, path, body):
+        """POST a review object (SubjectAccessReview, TokenReview): the API server answers a
+        question and stores nothing. No other POST is ever sent."""
+        if not path.startswith(REVIEW_APIS):
+            raise ValueError(f"not a review API: {path}")
+        return self._send("POST", path, body=json.dumps(body).encode())
+
+    def _send(self, method, path, query=None, body=None):
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             raise ClusterError("unreachable", f"{self.host}: no time left of the {self.budget:.0f} s deadline "
@@ -177,12 +192,13 @@ class KubeReader:
         watchdog.daemon = True
         watchdog.start()
         try:
-            connection.request("GET", url, headers=self._headers)
+            headers = self._headers if body is None else {**self._headers, "Content-Type": "application/json"}
+            connection.request(method, url, body=body, headers=headers)
             response = connection.getresponse()
             body = response.read(MAX_ANSWER_BYTES + 1)
         except (OSError, http.client.HTTPException, ValueError) as exc:
             if cut.is_set():
-                raise ClusterError("unreachable", f"{self.host}: GET {path} got no complete answer before the "
+                raise ClusterError("unreachable", f"{self.host}: {method} {path} got no complete answer before the "
                                                   f"{self.budget:.0f} s deadline for all reads") from None
             raise ClusterError("unreachable", f"{self.host}: {connection_reason(exc)}") from None
         finally:
@@ -254,10 +270,11 @@ class ClusterState:
         return None
 
 
-def collect_cluster(kubeconfig, reads, timeout=DEFAULT_TIMEOUT, deadline=None):
+def collect_cluster(kubeconfig, reads, timeout=DEFAULT_TIMEOUT, deadline=None, reviews=None):
     """Run the lab's reads: {name: (path, query or None)}. A path ending in a collection
-    yields the list of items; anything else yields the object or None. `deadline` (a
-    time.monotonic() value) bounds them all; see KubeReader."""
+    yields the list of items; anything else yields the object or None. `reviews`
+    ({name: (path, body)}) are POSTed to the review APIs after the reads; their answer's
+    `status` is kept. `deadline` (a time.monotonic() value) bounds them all; see KubeReader."""
     started = time.monotonic()
     try:
         reader = KubeReader(kubeconfig, timeout, deadline)
@@ -270,6 +287,9 @@ def collect_cluster(kubeconfig, reads, timeout=DEFAULT_TIMEOUT, deadline=None):
             if isinstance(answer, dict) and isinstance(answer.get("items"), list):
                 answer = answer["items"]
             answers[name] = answer
+        for name, (path, body) in (reviews or {}).items():
+            answer = reader.review(path, body)
+            answers[name] = answer.get("status") if isinstance(answer, dict) else None
     except ClusterError as exc:
         return ClusterState(answers, exc.kind, exc.detail, reader.requests, time.monotonic() - started)
     return ClusterState(answers, requests=reader.requests, seconds=time.monotonic() - started)
