@@ -27,12 +27,28 @@ options:
         key: colorize
 """
 
-from ansible.plugins.callback import CallbackBase  # noqa: E402 (after DOCUMENTATION, as Ansible does)
+import importlib.util  # noqa: E402 (after DOCUMENTATION, as Ansible does)
+from pathlib import Path  # noqa: E402
+
+from ansible.plugins.callback import CallbackBase  # noqa: E402
 from ansible.utils.color import stringc  # noqa: E402
 
+
+def _load_vocabulary():
+    """labgrader/vocabulary.py, loaded from its file: a controller-side plugin cannot import
+    `ansible.module_utils.labgrader` (only modules get the module_utils path). The relative path
+    plugins/callback -> plugins/module_utils holds in this repository and in a collection."""
+    path = Path(__file__).resolve().parents[1] / "module_utils" / "labgrader" / "vocabulary.py"
+    spec = importlib.util.spec_from_file_location("labgrader_vocabulary", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+vocabulary = _load_vocabulary()
 ACTION = "grade_report"
 # symbol -> colour; the ASCII symbols of grade_report's `ascii` option are left uncoloured
-COLORS = {"\u2713": "green", "\u2717": "red", "\u22ef": "yellow", "!": "magenta"}
+COLORS = {vocabulary.SYMBOLS[status]: color for status, color in vocabulary.COLORS.items()}
 
 
 def task_action(result):
@@ -74,7 +90,7 @@ def colorize_matrix(matrix):
     lines = []
     for line in matrix.split("\n"):
         # only the cells of host rows carry symbols worth colouring; text lines are left alone
-        if line.startswith(("legend:", "report:", "hosts:", "  ")):
+        if line.startswith(("legend:", "report:", "hosts:", "  ", "partial run:", "since ")):
             lines.append(line)
             continue
         lines.append("".join(stringc(ch, COLORS[ch]) if ch in COLORS else ch for ch in line))

@@ -7,8 +7,13 @@ module: grade_report
 short_description: Write the class report of one grading run
 description:
   - Turns the host records of one grading run (see C(docs/grading-contract.md)) into a report
-    folder C(<output_dir>/<YYYYmmddTHHMMSSZ>/) holding C(grades.json), C(junit.xml) and
-    C(index.html), and points C(<output_dir>/latest) at it (the symlink is replaced atomically).
+    folder C(<output_dir>/<YYYYmmddTHHMMSSZ>/) holding C(grades.json), C(grades.csv), C(junit.xml),
+    C(index.html) and C(learners/<host>.txt), and points C(<output_dir>/latest) at it (the symlink
+    is replaced atomically).
+  - Compares each learner with the class view C(latest) showed before this run (who progressed).
+  - A partial run (O(hosts) is fewer than O(class_hosts), for example C(-l learner03)) is merged
+    into that class view, so C(latest) keeps showing the whole class; the learners this run did not
+    grade are carried over with the time they were graded.
   - Also returns a compact text matrix of the class, which the C(grade_matrix) callback prints.
   - "Runs on the controller (C(delegate_to: localhost), C(run_once: true)). It is a writer, not a
     grader, so it reports C(changed=true) when it writes a report."
@@ -30,6 +35,14 @@ options:
         produced no grading record").
       - When it has the same length as a list O(records), items are paired by position, which
         names records that lack a C(host) key.
+    type: list
+    elements: str
+    default: []
+  class_hosts:
+    description:
+      - Every host of the class, usually the inventory group being graded (without C(--limit)).
+      - When some of them are not in O(hosts), the run is partial and is merged into the class
+        view of the previous run. Empty means O(hosts) is the whole class.
     type: list
     elements: str
     default: []
@@ -61,7 +74,8 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
-    details: In check mode nothing is written; the would-be paths and the matrix are returned.
+    details: In check mode nothing is written (RV(written) is false, the matrix says so); the
+      would-be paths and the matrix are returned.
   diff_mode:
     support: none
   platform:
@@ -86,12 +100,36 @@ EXAMPLES = r"""
 
 - name: Fail the run in strict mode when a learner failed
   ansible.builtin.fail:
-    msg: "learner failures, see {{ class_report.files[2] }}"
+    msg: "learner failures, see {{ class_report.index_html }}"
   when: grade_strict | default(false) | bool and class_report.learner_failures
   run_once: true
 """
 
 RETURN = r"""
+written:
+  description: True when the report was written (false in check mode).
+  returned: always
+  type: bool
+scope:
+  description:
+    - C(class) when this run graded the whole class, C(partial) when it graded only some of
+      O(class_hosts) and was merged into the previous class view.
+  returned: always
+  type: str
+  sample: partial
+carried_hosts:
+  description: Learners of a partial run's class view that this run did not grade (carried over).
+  returned: always
+  type: list
+  elements: str
+changes:
+  description:
+    - Per learner, what changed since the previous run (C(grades.json) C(hosts[].change)); empty
+      when there is no previous run.
+  returned: always
+  type: dict
+  sample: {learner02: {change: progressed, since: "2026-11-30T05:12:00Z", up: [capa-src.5],
+           down: [], passed_delta: 4}}
 report_dir:
   description: The report folder of this run (not created in check mode).
   returned: always
@@ -103,12 +141,13 @@ latest:
   type: str
   sample: /srv/grader/reports/latest
 files:
-  description: Paths of grades.json, junit.xml and index.html, in that order.
+  description: Paths of grades.json, grades.csv, junit.xml and index.html, in that order.
   returned: always
   type: list
   elements: str
   sample:
     - /srv/grader/reports/20261130T051200Z/grades.json
+    - /srv/grader/reports/20261130T051200Z/grades.csv
     - /srv/grader/reports/20261130T051200Z/junit.xml
     - /srv/grader/reports/20261130T051200Z/index.html
 index_html:
@@ -161,17 +200,20 @@ from ansible.module_utils.labgrader.report import (
     UTC,
     build_report,
     plan_report_dir,
+    read_previous,
     report_files,
     write_report,
 )
+from ansible.module_utils.labgrader.vocabulary import LANGUAGES
 
 
 def argument_spec():
     return {
         "records": {"type": "raw", "required": True},
         "hosts": {"type": "list", "elements": "str", "default": []},
+        "class_hosts": {"type": "list", "elements": "str", "default": []},
         "output_dir": {"type": "path", "required": True},
-        "lang": {"type": "str", "choices": ["en", "ja", "ko"], "default": "en"},
+        "lang": {"type": "str", "choices": list(LANGUAGES), "default": "en"},
         "title": {"type": "str", "default": ""},
         "ascii": {"type": "bool", "default": False},
     }
@@ -183,9 +225,11 @@ def main():
     now = datetime.datetime.now(UTC)
     output_dir = os.path.abspath(params["output_dir"])
     report_dir = plan_report_dir(output_dir, now)
+    previous, warnings = read_previous(output_dir)
     try:
         report = build_report(params["records"], hosts=params["hosts"], lang=params["lang"], now=now,
-                              report_dir=report_dir, ascii_only=params["ascii"], title=params["title"])
+                              report_dir="" if module.check_mode else report_dir, ascii_only=params["ascii"],
+                              title=params["title"], class_hosts=params["class_hosts"], previous=previous)
     except Exception as exc:  # a bug of the report writer, never a learner outcome  # noqa: BLE001
         module.fail_json(msg=f"grade_report could not build the report (grader bug): {exc}",
                          exception=traceback.format_exc())
@@ -202,13 +246,18 @@ def main():
         "hosts_in_error": report["hosts_in_error"],
         "host_errors": report["host_errors"],
         "learner_failures": report["learner_failures"],
+        "written": not module.check_mode,
+        "scope": report["run"]["scope"],
+        "carried_hosts": report["run"]["carried"],
+        "changes": report["changes"],
     }
     if not module.check_mode:
         try:
-            for warning in write_report(report_dir, report["contents"]):
-                module.warn(warning)
+            warnings += write_report(report_dir, report["contents"])
         except OSError as exc:
             module.fail_json(msg=f"grade_report could not write {report_dir}: {exc}", **result)
+    for warning in warnings:
+        module.warn(warning)
     module.exit_json(**result)
 
 

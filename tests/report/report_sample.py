@@ -86,3 +86,85 @@ def class_records():
         record("learner04", "ko", {"capa-src": capa("ko"), "cgoa-ci": cgoa("ko", l04_step2)}),
         record("learner10", "en", {"capa-src": capa()}),
     ]
+
+
+def synthetic_class(learners, labs=("capa-src", "cgoa-ci"), steps=8, checks_per_step=4, seed=7,
+                    error_every=25, lab_error_every=40):
+    """A class of `learners` hosts on `labs` x `steps`, rendered through the real catalogue so the
+    report can show every message in each language. Deterministic (a seeded generator):
+    most learners are part way through (earlier steps pass), some fail or are pending, every
+    `error_every`th cannot be graded, every `lab_error_every`th has its second lab in error,
+    languages rotate en/ja/ko."""
+    import random
+
+    from ansible.module_utils.labgrader import i18n
+
+    rng = random.Random(seed)
+    langs = ("en", "ja", "ko")
+    out = []
+    for n in range(1, learners + 1):
+        host, lang = f"learner{n:03d}", langs[n % 3]
+        if n % error_every == 0:
+            kind, message = (("unreachable", f"ssh: connect to host 10.0.0.{n % 250} port 22: Connection timed out")
+                             if n % 50 else ("health", "Kubernetes API https://127.0.0.1:6443 does not answer"))
+            out.append({"host": host, "lang": lang, "state": "error",
+                        "error": {"kind": kind, "message": message, "details": {"rc": 255}}, "labs": {}})
+            continue
+        results = {}
+        for lab_index, lab_id in enumerate(labs):
+            if n % lab_error_every == 0 and lab_index == 1:
+                results[lab_id] = {"failed": True, "msg": "timeout after 300 s"}
+                continue
+            reached = rng.choice([steps] * 3 + list(range(0, steps)))
+            lab_steps = {}
+            for step in range(1, steps + 1):
+                checks = []
+                for k in range(checks_per_step):
+                    what = f"step{step}.json key{k}"
+                    if step <= reached:
+                        status = "PASS"
+                    elif step == reached + 1 and k == 0 and rng.random() < 0.3:
+                        status = "PENDING"
+                    else:
+                        status = "FAIL"
+                    found = k + 1 if status == "PASS" else rng.choice([None, k, str(k + 1)])
+                    params = {"what": what, "expected": k + 1, "found": found}
+                    key = "value_ok" if status == "PASS" else "value_mismatch"
+                    hint = i18n.hint("json_types", lang) if status != "PASS" else ""
+                    chk = check(lab_id, step, f"key{k}", status, k + 1, found,
+                                i18n.message(key, params, lang), hint, key)
+                    chk["params"], chk["hint_key"] = params, "json_types" if hint else ""
+                    checks.append(chk)
+                lab_steps[step] = checks
+            result = lab(lab_id, lab_steps, lang)
+            for step_result in result["steps"]:
+                step_result["title"] = {"en": f"Step {step_result['step']} of {lab_id}",
+                                        "ja": f"{lab_id} のステップ {step_result['step']}",
+                                        "ko": f"{lab_id} 의 단계 {step_result['step']}"}[lang]
+            results[lab_id] = result
+        out.append(record(host, lang, results))
+    return out
+
+
+def earlier_run(records):
+    """The same class one grading earlier: every 3rd learner had not yet passed its last passed
+    step of the first lab (so it progressed since), every 11th still passed a step it now fails."""
+    import copy
+
+    out = copy.deepcopy(records)
+    for n, rec in enumerate(out, 1):
+        if rec.get("state") != "graded":
+            continue
+        steps = next(iter(rec["labs"].values()))["steps"]
+        passed = [s for s in steps if s["status"] == "PASS"]
+        failed = [s for s in steps if s["status"] == "FAIL"]
+        if n % 3 == 0 and passed:
+            change, status = passed[-1], "FAIL"
+        elif n % 11 == 0 and failed:
+            change, status = failed[0], "PASS"
+        else:
+            continue
+        change["status"] = status
+        for chk in change["checks"]:
+            chk["status"] = status
+    return out

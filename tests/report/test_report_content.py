@@ -139,24 +139,31 @@ def test_step_and_lab_status_are_recomputed_from_checks():
 # --- grades.json ----------------------------------------------------------------------------
 
 RECORD_KEYS = ["host", "lab", "step", "check", "status", "expected", "found", "message_key", "params",
-               "message", "hint"]
+               "message", "hint", "hint_key"]
 SUMMARY_KEYS = ["PASS", "FAIL", "PENDING", "ERROR", "total"]
 
 
 def test_grades_json_shape_and_one_record_per_check():
     built = build()
     grades = json.loads(built["contents"]["grades.json"])
-    assert list(grades) == ["schema", "generated_at", "lang", "counts", "labs", "hosts", "records"]
+    assert list(grades) == ["schema", "generated_at", "lang", "counts", "labs", "hosts", "records", "run"]
     assert grades["schema"] == "lab-grades/v1"
     assert grades["generated_at"] == GENERATED_AT
     assert grades["labs"] == [
-        {"id": "capa-src", "steps": [{"step": n, "title": f"capa-src step {n} title"} for n in (1, 2, 3)]},
-        {"id": "cgoa-ci", "steps": [{"step": n, "title": f"cgoa-ci step {n} title"} for n in (1, 2)]},
+        {"id": "capa-src", "steps": [{"step": n, "title": f"capa-src step {n} title",
+                                      "titles": {lang: f"capa-src step {n} title" for lang in ("en", "ja", "ko")}}
+                                     for n in (1, 2, 3)]},
+        {"id": "cgoa-ci", "steps": [{"step": n, "title": f"cgoa-ci step {n} title",
+                                     "titles": {lang: f"cgoa-ci step {n} title" for lang in ("en", "ja", "ko")}}
+                                    for n in (1, 2)]},
     ]
     assert grades["counts"] == {"PASS": 26, "FAIL": 2, "PENDING": 1, "ERROR": 0, "total": 29,
                                 "hosts": 5, "hosts_graded": 4, "hosts_in_error": 1, "labs_in_error": 0}
+    assert grades["run"] == {"scope": "class", "graded": ["learner01", "learner02", "learner03", "learner04",
+                                                          "learner10"], "carried": [], "previous": None}
     for host in grades["hosts"]:
-        assert list(host) == ["host", "lang", "state", "error", "score", "labs"]
+        assert list(host) == ["host", "lang", "state", "error", "score", "labs", "graded_at", "change"]
+        assert host["graded_at"] == GENERATED_AT and host["change"] is None
         for result in host["labs"].values():
             assert list(result) == ["status", "summary", "error", "steps"]
             assert list(result["summary"]) == SUMMARY_KEYS
@@ -170,7 +177,7 @@ def test_grades_json_shape_and_one_record_per_check():
         "host": "learner03", "lang": "en", "state": "error",
         "error": {"kind": "unreachable", "message": "ssh: connect to host 10.0.0.3 port 22: timed out",
                   "details": {"rc": 255}},
-        "score": {"passed": 0, "total": 0}, "labs": {}}
+        "score": {"passed": 0, "total": 0}, "labs": {}, "graded_at": GENERATED_AT, "change": None}
     # one flat record per check of every graded host; none for the host in error
     assert len(grades["records"]) == 8 + 8 + 8 + 5 == grades["counts"]["total"]
     assert all(list(r) == RECORD_KEYS for r in grades["records"])
@@ -178,7 +185,7 @@ def test_grades_json_shape_and_one_record_per_check():
     fail = next(r for r in grades["records"] if r["status"] == "FAIL" and r["host"] == "learner02")
     assert fail == {"host": "learner02", "lab": "capa-src", "step": 2, "check": "capa-src.2.precedence-replicas",
                     "status": "FAIL", "expected": 3, "found": 2, "message_key": "value_mismatch",
-                    "params": {"expected": 3, "found": 2}, "message": JA_MESSAGE, "hint": JA_HINT}
+                    "params": {"expected": 3, "found": 2}, "message": JA_MESSAGE, "hint": JA_HINT, "hint_key": ""}
     assert JA_MESSAGE in built["contents"]["grades.json"]  # UTF-8, not \\u escapes
 
 
@@ -272,24 +279,33 @@ def html_page(**kwargs):
     return build(**kwargs)["contents"]["index.html"]
 
 
+def page_json(page, element_id):
+    return json.loads(re.search(rf'<script type="application/json" id="{element_id}">(.*?)</script>', page, re.S)
+                      .group(1))
+
+
 def test_html_escapes_everything_from_the_records():
     page = html_page()
     assert SCRIPT not in page
-    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
-    assert "RBAC &amp; &lt;Role&gt; 확인" in page
+    assert "RBAC & <Role>" not in page
     assert JA_MESSAGE in page
-    # the only scripts are ours: the labels (JSON) and the inline code allowed by its CSP hash
-    assert len(re.findall(r"<script\b", page)) == 2
+    # the only scripts are ours: the data and labels (JSON) and the inline code allowed by its CSP hash
+    assert len(re.findall(r"<script\b", page)) == 3
     assert "\x1b" not in page and "\x00" not in page
-    assert "\\x1b[31m\\x00bell\\x07" in page
+    data = page_json(page, "data")
+    row = next(r for r in data["rows"] if r[:2] == ["cgoa-ci.2.ci-cannot-write-prod", "FAIL"])
+    assert row[2] == "ci 계정이 prod 에 쓸 수 있습니다 \\x1b[31m\\x00bell\\x07"  # shown as text by the script
+    assert row[4] == SCRIPT and row[5] == "RBAC & <Role> 확인"  # text nodes, never markup
 
 
 def test_html_is_self_contained():
     page = html_page()
     assert "http://" not in page and "https://" not in page
-    assert not re.search(r"""(src|href)\s*=\s*["'](?!#)""", page)  # only in-page links
+    links = re.findall(r"""(?:src|href)\s*=\s*["']([^"']*)""", page)
+    assert links == ["grades.csv"]  # the CSV beside it; nothing is loaded
     assert "<link" not in page and "@import" not in page and "url(" not in page
     assert "Content-Security-Policy" in page and "default-src 'none'" in page
+    assert "innerHTML" not in page  # details are built from text nodes
 
 
 def test_html_csp_hash_matches_the_inline_script():
@@ -301,32 +317,101 @@ def test_html_csp_hash_matches_the_inline_script():
     assert f"'sha256-{digest}'" in page
 
 
+def body_rows(page):
+    body = page.split('<tbody id="rows">', 1)[1].split("</tbody>", 1)[0]
+    return re.findall(r"<tr[^>]*>.*?</tr>", body, re.S)
+
+
 def test_html_rows_cells_and_error_row():
-    page = html_page()
-    body = page.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
-    rows = re.findall(r"<tr[^>]*>.*?</tr>", body, re.S)
+    rows = body_rows(html_page())
     assert len(rows) == 5
     names = [re.search(r'<th class="host" scope="row">(.*?)<span', r).group(1) for r in rows]
     assert names == ["learner01", "learner02", "learner03", "learner04", "learner10"]
-    assert rows[2].startswith('<tr class="host-error">')
+    assert rows[2].startswith('<tr class="host-error" data-i="2" data-name="learner03" data-sev="4" ')
     assert 'class="env-error" colspan="6"' in rows[2]
+    assert '<span class="kind"><span data-i18n="unreachable">unreachable</span></span>' in rows[2]
     assert "ssh: connect to host 10.0.0.3 port 22: timed out" in rows[2]
-    assert 'class="cell s-' not in rows[2]
-    cells = re.findall(r'<td class="cell s-(\w+)"[^>]*>(?:<a [^>]*>)?(?:<span class="na">)?(.*?)<', rows[1])
+    assert 'td class="s-' not in rows[2]
+    cells = re.findall(r'<td class="s-(\w+)"><button type="button" class="c" data-c="1 \d \d">(.*?)</button>', rows[1])
     assert cells == [("PASS", "\u2713 2/2"), ("FAIL", "\u2717 1/2"), ("PENDING", "\u22ef 0/1"),
                      ("PASS", "\u2713 1/1"), ("PASS", "\u2713 2/2")]
-    assert rows[4].count('class="cell s-none"') == 1  # learner10 has no cgoa-ci
+    assert rows[4].count('class="s-none"') == 1  # learner10 has no cgoa-ci
     assert '<td class="score">6/8</td>' in rows[1]
 
 
-def test_html_details_per_cell():
+def test_html_rows_carry_what_sorting_and_filtering_need():
+    rows = body_rows(html_page())
+    facts = [re.search(r'data-sev="(\d)" data-score="(\d+)" data-has="([A-Z ]*)" data-fail="([\d -]*)"', r).groups()
+             for r in rows]
+    assert facts == [
+        ("0", "1000", "PASS", ""),
+        ("2", "750", "PASS FAIL PENDING", "0-1 0-2"),
+        ("4", "0", "HOST", ""),
+        ("2", "875", "PASS FAIL", "1-1"),
+        ("0", "1000", "PASS", ""),
+    ]
+
+
+def test_html_pass_rate_row():
     page = html_page()
-    link = re.search(r'<td class="cell s-FAIL"><a href="#(d-1-0-2)"', page).group(1)
-    section = re.search(rf'<section class="detail" id="{link}" lang="ja">(.*?)</section>', page, re.S).group(1)
-    assert "learner02" in section and "capa-src.2.precedence-replicas" in section
-    assert JA_MESSAGE in section and JA_HINT in section
-    assert "<pre>3</pre>" in section and "<pre>2</pre>" in section
-    assert len(re.findall(r'<section class="detail"', page)) == (5 + 5 + 5 + 3) + 1  # steps of graded hosts + the error host
+    rates = re.findall(r'<td class="rate( low)?" data-step="(\d-\d)"><button [^>]*'
+                       r'title="(\d+) of (\d+) learners graded on this step pass it">(\d+)%</button>', page)
+    assert rates == [("", "0-0", "4", "4", "100"), ("", "0-1", "3", "4", "75"), ("", "0-2", "3", "4", "75"),
+                     ("", "1-0", "3", "3", "100"), ("", "1-1", "2", "3", "67")]
+    low = build([record("a", "en", {"cgoa-ci": cgoa(step2=[check("cgoa-ci", 2, "y", "FAIL")])})])
+    assert '<td class="rate low" data-step="0-1">' in low["contents"]["index.html"]
+
+
+def test_html_details_data_per_cell():
+    data = page_json(html_page(), "data")
+    assert [lab["id"] for lab in data["labs"]] == ["capa-src", "cgoa-ci"]
+    l02 = data["hosts"][1]
+    assert (l02["n"], l02["l"], l02["g"], l02["e"]) == ("learner02", "ja", GENERATED_AT, None)
+    status, rows = l02["s"][0][1]  # capa-src step 2
+    assert status == "FAIL"
+    assert [data["rows"][i][:2] for i in rows] == [["capa-src.2.precedence-replicas", "FAIL"],
+                                                   ["capa-src.2.precedence-image", "PASS"]]
+    fail = data["rows"][rows[0]]
+    # message_key "value_mismatch" with params {expected, found} renders differently from the
+    # sample's text, so the learner's own message is kept (it is not shown as a translation)
+    assert fail[2] == JA_MESSAGE and fail[3:] == ["3", "2", JA_HINT]
+    assert data["hosts"][2]["e"] == {"k": "unreachable", "m": "ssh: connect to host 10.0.0.3 port 22: timed out",
+                                     "d": '{\n  "rc": 255\n}'}
+    assert data["hosts"][4]["s"][1] is None  # learner10: cgoa-ci not graded
+    assert len(data["rows"]) < 29  # identical rows are stored once
+
+
+def test_translations_only_when_the_catalogue_reproduces_the_learners_text():
+    texts = {"en": "v is 3", "ja": "v は 3 です", "ko": "v 는 3 입니다"}
+
+    def render(key, params, lang):
+        return texts[lang]
+
+    def hint(key, lang):
+        return "hint " + lang
+
+    chk = {"message_key": "k", "params": {}, "message": "v は 3 です", "hint": "hint ja", "hint_key": "h"}
+    assert report.translations(chk, "ja", render, hint) == (list(texts.values()), ["hint en", "hint ja", "hint ko"])
+    changed = dict(chk, message="an older wording")
+    assert report.translations(changed, "ja", render, hint)[0] == "an older wording"
+    no_hint_key = dict(chk, hint_key="")
+    assert report.translations(no_hint_key, "ja", render, hint)[1] == "hint ja"
+
+    def broken(key, params, lang):
+        raise KeyError(key)
+    assert report.translations(chk, "ja", broken, hint)[0] == "v は 3 です"
+
+
+def test_translations_with_the_real_catalogue():
+    from ansible.module_utils.labgrader import i18n
+    params = {"what": "precedence.json replicas", "expected": 3, "found": 2}
+    chk = check("capa-src", 2, "x", "FAIL", 3, 2, i18n.message("value_mismatch", params, "ko"),
+                i18n.hint("json_types", "ko"), "value_mismatch")
+    chk.update(params=params, hint_key="json_types")
+    (host,) = report.normalize_records([record("h", "ko", {"capa-src": lab("capa-src", {2: [chk]})})])
+    message, hint = report.translations(host["labs"]["capa-src"]["steps"][0]["checks"][0], "ko")
+    assert message == [i18n.message("value_mismatch", params, lang) for lang in ("en", "ja", "ko")]
+    assert hint == [i18n.hint("json_types", lang) for lang in ("en", "ja", "ko")]
 
 
 @pytest.mark.parametrize("lang, label", [("en", "Learner"), ("ja", "受講者"), ("ko", "수강생")])
@@ -341,14 +426,27 @@ def test_html_lab_error_and_not_graded_cells():
     records = [record("h", "en", {"capa-src": {"failed": True, "msg": "<b>boom</b>"}}),
                record("k", "en", {"capa-src": capa(), "cgoa-ci": cgoa()})]
     page = build(records)["contents"]["index.html"]
-    assert 'class="cell s-ERROR lab-error" colspan="3"' in page
+    assert 'class="s-ERROR lab-error" colspan="3"' in page
     assert "the grading module failed: &lt;b&gt;boom&lt;/b&gt;" in page
-    assert 'class="cell s-none" colspan="2"' in page
+    assert 'class="s-none" colspan="2"' in page
 
 
 def test_html_with_no_hosts():
     page = build([])["contents"]["index.html"]
     assert 'data-i18n="no_hosts"' in page
+
+
+def test_error_kind_has_one_wording_everywhere():
+    records = [{"host": "h", "lang": "ja", "state": "error", "error": {"kind": "health", "message": "api down"}},
+               {"host": "k", "lang": "en", "state": "error", "error": {"kind": "health", "message": "api down"}}]
+    built = build(records)
+    assert "h     ! environment unhealthy: api down" in built["matrix"]
+    assert "hosts in error (not learner failures): h (environment unhealthy), k (environment unhealthy)" in built["matrix"]
+    assert '<span class="kind"><span data-i18n="health">environment unhealthy</span></span>' in built["contents"]["index.html"]
+    assert "environment unhealthy: api down" in built["contents"]["learners/k.txt"]
+    assert "環境の異常: api down" in built["contents"]["learners/h.txt"]
+    assert "environment unhealthy: api down" in built["contents"]["grades.csv"]
+    assert ' health' not in built["matrix"] and "health:" not in built["contents"]["grades.csv"]
 
 
 # --- terminal matrix ------------------------------------------------------------------------
@@ -388,7 +486,7 @@ def test_matrix_strips_terminal_escapes():
                 "error": {"kind": "health", "message": "api \x1b[2J\x1b]0;pwned\x07 down\u202e\nnext"}}]
     matrix = build(records)["matrix"]
     assert "\x1b" not in matrix and "\x07" not in matrix and "\u202e" not in matrix
-    assert "evil  ! health: api ?[2J?]0;pwned? down? next" in matrix
+    assert "evil  ! environment unhealthy: api ?[2J?]0;pwned? down? next" in matrix
 
 
 def test_matrix_fits_100_columns_for_a_real_class():

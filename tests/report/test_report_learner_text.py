@@ -23,19 +23,17 @@ def test_failing_check_shows_message_expected_found_and_hint_in_japanese():
     ])])[0]
     text = build_learner_text(host, "2026-11-30T05:00:00Z")
     assert text.splitlines() == [
-        "learner03  (作成日時: 2026-11-30T05:00:00Z)",
+        "learner03  (採点日時: 2026-11-30T05:00:00Z)",
         "",
         "== capa-src  1/2",
         "✗ ステップ 1: Chart in git",
-        "    ✗ precedence.json replicas: 期待値 3、実際は 2",
-        "      期待値: 3",
-        "      実際の値: 2",
+        "    ✗ precedence.json replicas: 期待値 3、実際は 2",  # the message says both values already
         "      ヒント: 推測せず実物を読む",
     ]
 
 
 def test_string_and_number_stay_distinguishable():
-    host = normalize_records([record("en", [check("FAIL", "m", 4, "4")])])[0]
+    host = normalize_records([record("en", [check("PASS", "ok"), check("FAIL", "m", 4, "4")])])[0]
     text = build_learner_text(host, "t")
     assert "      Expected: 4" in text and '      Found: "4"' in text
 
@@ -44,10 +42,59 @@ def test_host_in_error_says_it_is_not_the_learners_fault():
     host = normalize_records([record("ko", [check("PASS", "ok")], state="error",
                                      error={"kind": "unreachable", "message": "ssh: connect refused"})])[0]
     assert build_learner_text(host, "t").splitlines()[2] == (
-        "! 채점할 수 없었습니다 (수강생의 실패가 아닙니다): ssh: connect refused")
+        "! 채점할 수 없었습니다 (수강생의 실패가 아닙니다): 연결 불가: ssh: connect refused")
 
 
 def test_file_names_are_safe():
     assert learner_file_name("learner07") == "learners/learner07.txt"
     assert learner_file_name("../etc/passwd") == "learners/_etc_passwd.txt"
     assert learner_file_name("a b/c") == "learners/a_b_c.txt"
+
+
+def lab_record(lang, steps):
+    """steps: {number: [check, ...]}"""
+    return {"host": "learner04", "lang": lang, "state": "graded", "error": None, "labs": {"capa-src": {"steps": [
+        {"step": n, "title": f"title {n}", "checks": [dict(c, step=n) for c in checks]} for n, checks in steps.items()]}}}
+
+
+REPO_MISSING = "/srv/bare/src.git does not exist"
+REPO_HINT = "Create the server-side repo with `git init --bare /srv/bare/src.git`"
+
+
+def test_null_values_and_repeats_are_not_noise():
+    host = normalize_records([lab_record("en", {
+        1: [check("PASS", "ok")] + [check("FAIL", REPO_MISSING, hint=REPO_HINT)] * 6
+           + [check("FAIL", "app.yaml: expected 3, found 2", 3, 2, hint="Check the Application file.")],
+        2: [check("FAIL", REPO_MISSING, hint=REPO_HINT)] * 4,
+        3: [check("FAIL", REPO_MISSING, hint=REPO_HINT), check("FAIL", "tracking.json: key missing", "a", None)],
+    })])[0]
+    lines = build_learner_text(host, "t").splitlines()
+    assert lines[2:] == [
+        "== capa-src  1/14",
+        "✗ Step 1: title 1",
+        f"    ✗ {REPO_MISSING} (×6)",
+        f"      Hint: {REPO_HINT}",
+        "    ✗ app.yaml: expected 3, found 2",
+        "      Hint: Check the Application file.",
+        "✗ Step 2: title 2",
+        "    same cause as step 1",
+        "✗ Step 3: title 3",
+        "    ✗ tracking.json: key missing",
+        "      Expected: a",
+    ]
+    assert "null" not in "\n".join(lines)
+
+
+def test_a_learner_who_has_not_started_gets_one_line_per_step():
+    host = normalize_records([lab_record("ja", {
+        1: [check("FAIL", "/srv/bare/src.git がありません", hint="git init --bare で作ります")] * 7,
+        2: [check("FAIL", "app-src-helm.yaml がありません")] * 4,
+        3: [check("FAIL", "tracking.json がありません"), check("PENDING", "同期中です")],
+    })])[0]
+    assert build_learner_text(host, "t").splitlines()[2:] == [
+        "== capa-src  0/13  (未着手)",
+        "✗ ステップ 1: title 1 — /srv/bare/src.git がありません",
+        "      ヒント: git init --bare で作ります",
+        "✗ ステップ 2: title 2 — app-src-helm.yaml がありません",
+        "✗ ステップ 3: title 3 — tracking.json がありません",
+    ]

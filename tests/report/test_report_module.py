@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 import pytest
 import yaml
 from ansible.module_utils.testing import patch_module_args
-from report_sample import NOW, STAMP, capa, class_records, record
+from report_sample import NOW, STAMP, capa, cgoa, check, class_records, record
 
 from tests.conftest import load_plugin
 
@@ -44,10 +44,10 @@ def test_writes_the_class_files_learner_files_and_latest(tmp_path, capsys):
     report_dir = out / STAMP
     assert result["changed"] is True
     assert result["report_dir"] == str(report_dir)
-    assert result["files"] == [str(report_dir / n) for n in ("grades.json", "junit.xml", "index.html")]
+    assert result["files"] == [str(report_dir / n) for n in ("grades.json", "grades.csv", "junit.xml", "index.html")]
     assert result["index_html"] == str(report_dir / "index.html")
     assert result["latest"] == str(out / "latest")
-    assert sorted(os.listdir(report_dir)) == ["grades.json", "index.html", "junit.xml", "learners"]
+    assert sorted(os.listdir(report_dir)) == ["grades.csv", "grades.json", "index.html", "junit.xml", "learners"]
     assert sorted(os.listdir(report_dir / "learners")) == [
         "learner01.txt", "learner02.txt", "learner03.txt", "learner04.txt", "learner10.txt"]
     assert os.readlink(out / "latest") == STAMP
@@ -60,6 +60,7 @@ def test_writes_the_class_files_learner_files_and_latest(tmp_path, capsys):
     assert result["learner_failures"] is True
     assert result["matrix"].endswith(f"report: {report_dir}/index.html")
     assert result["generated_at"] == "2026-11-30T05:12:00Z"
+    assert (result["written"], result["scope"], result["carried_hosts"], result["changes"]) == (True, "class", [], {})
 
 
 def test_check_mode_writes_nothing(tmp_path, capsys):
@@ -69,6 +70,10 @@ def test_check_mode_writes_nothing(tmp_path, capsys):
     assert result["changed"] is True
     assert result["files"][0] == str(out / STAMP / "grades.json")
     assert "learner02" in result["matrix"]
+    assert result["written"] is False
+    # the path of a report that does not exist is not printed
+    assert result["matrix"].endswith("\nreport: not written (check mode)")
+    assert str(out) not in result["matrix"]
     assert not out.exists()
 
 
@@ -112,7 +117,7 @@ def test_bad_records_give_error_rows_not_a_traceback(tmp_path, capsys, records):
     assert result["learner_failures"] is False
     grades = json.loads((tmp_path / STAMP / "grades.json").read_text(encoding="utf-8"))
     assert all(h["state"] == "error" for h in grades["hosts"] if h["host"] != "record-5")
-    assert "learner01  ! grader: " in result["matrix"]
+    assert "learner01  ! grader error: " in result["matrix"]
 
 
 def test_unwritable_output_dir_fails_cleanly(tmp_path, capsys):
@@ -142,4 +147,92 @@ def test_documentation_matches_argument_spec():
     yaml.safe_load(grade_report.EXAMPLES)
     returned = yaml.safe_load(grade_report.RETURN)
     assert set(returned) == {"report_dir", "latest", "files", "index_html", "generated_at", "counts",
-                             "matrix", "hosts_in_error", "host_errors", "learner_failures"}
+                             "matrix", "hosts_in_error", "host_errors", "learner_failures", "written", "scope",
+                             "carried_hosts", "changes"}
+
+
+def run_at(monkeypatch, capsys, minutes, args):
+    class At(FixedDateTime):
+        @classmethod
+        def now(cls, tz=None):
+            return NOW + datetime.timedelta(minutes=minutes)
+    monkeypatch.setattr(grade_report.datetime, "datetime", At)
+    rc, result = run(args, capsys)
+    assert rc == 0, result
+    return result
+
+
+CLASS = ["learner01", "learner02", "learner03", "learner04", "learner10"]
+
+
+def test_second_run_says_who_progressed(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "reports"
+    records = class_records()
+    before = [dict(r) for r in records]
+    before[3] = record("learner04", "ko", {"capa-src": capa("ko", step3=[check("capa-src", 3, "x", "FAIL")]),
+                                           "cgoa-ci": cgoa("ko")})
+    run_at(monkeypatch, capsys, 0, {"records": before, "hosts": CLASS, "output_dir": str(out)})
+    result = run_at(monkeypatch, capsys, 30, {"records": records, "hosts": CLASS, "output_dir": str(out)})
+    assert result["changes"]["learner04"] == {"change": "mixed", "since": "2026-11-30T05:12:00Z",
+                                              "up": ["capa-src.3"], "down": ["cgoa-ci.2"], "passed_delta": 0}
+    assert result["changes"]["learner01"]["change"] == "unchanged"
+    assert result["changes"]["learner03"]["change"] == "not_graded"
+    assert "since 2026-11-30T05:12:00Z: 1 progressed (learner04 +1), 1 lost a step, 3 unchanged" in result["matrix"]
+    grades = json.loads((out / "latest" / "grades.json").read_text(encoding="utf-8"))
+    assert grades["run"]["previous"] == {"report": STAMP, "generated_at": "2026-11-30T05:12:00Z"}
+    page = (out / "latest" / "index.html").read_text(encoding="utf-8")
+    assert '<td class="chg c-mixed" title="newly passed: capa-src.3; no longer passing: cgoa-ci.2">+1 \u22121</td>' in page
+
+
+def test_partial_run_is_merged_into_the_class_view(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "reports"
+    records = class_records()
+    run_at(monkeypatch, capsys, 0, {"records": records, "hosts": CLASS, "class_hosts": CLASS, "output_dir": str(out)})
+    # -l learner02: learner02 fixed its step 2, nobody else was graded
+    fixed = record("learner02", "ja", {"capa-src": capa("ja"), "cgoa-ci": cgoa("ja")})
+    result = run_at(monkeypatch, capsys, 5, {"records": [fixed], "hosts": ["learner02"], "class_hosts": CLASS,
+                                             "output_dir": str(out)})
+    assert result["scope"] == "partial"
+    assert result["carried_hosts"] == ["learner01", "learner03", "learner04", "learner10"]
+    assert ("\npartial run: graded learner02; latest shows the class view merged with it\n"
+            f"  4 learners carried over unchanged from {STAMP}\n") in result["matrix"]
+    grades = json.loads((out / "latest" / "grades.json").read_text(encoding="utf-8"))
+    assert [h["host"] for h in grades["hosts"]] == CLASS  # the class view is kept
+    by_host = {h["host"]: h for h in grades["hosts"]}
+    assert by_host["learner02"]["graded_at"] == "2026-11-30T05:17:00Z"
+    assert by_host["learner02"]["score"] == {"passed": 8, "total": 8}
+    assert by_host["learner02"]["change"]["up"] == ["capa-src.2", "capa-src.3"]
+    assert by_host["learner04"]["graded_at"] == "2026-11-30T05:12:00Z"  # carried over, with its own time
+    assert by_host["learner04"]["change"]["change"] == "carried"
+    assert by_host["learner03"]["state"] == "error"
+    assert len(grades["records"]) == 29  # learner02: 8 checks before and after
+    # the carried learners keep their checks and their own text
+    assert "learner04  (Graded: 2026-11-30T05:12:00Z)" in (out / "latest" / "learners" / "learner04.txt").read_text(
+        encoding="utf-8").replace("채점 시각", "Graded")
+    page = (out / "latest" / "index.html").read_text(encoding="utf-8")
+    assert "Partial run: graded learner02; 4 learners carried over from the run of 2026-11-30T05:12:00Z." in page
+    assert sorted(os.listdir(out)) == [STAMP, "20261130T051700Z", "latest"]
+
+
+def test_partial_run_without_an_earlier_class_view(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "reports"
+    result = run_at(monkeypatch, capsys, 0, {"records": [record("learner02", "en", {"capa-src": capa()})],
+                                             "hosts": ["learner02"], "class_hosts": CLASS, "output_dir": str(out)})
+    assert result["scope"] == "partial" and result["carried_hosts"] == []
+    assert "partial run: graded learner02; no earlier class view to merge into" in result["matrix"]
+
+
+def test_unreadable_previous_report_gives_a_warning(tmp_path, capsys, monkeypatch):
+    warnings = []
+    monkeypatch.setattr(grade_report.AnsibleModule, "warn", lambda self, msg: warnings.append(msg))
+    out = tmp_path / "reports"
+    (out / "old").mkdir(parents=True)
+    (out / "old" / "grades.json").write_text("{not json")
+    os.symlink("old", out / "latest")
+    result = run_at(monkeypatch, capsys, 0, {"records": [record("a", "en", {"capa-src": capa()})],
+                                             "output_dir": str(out)})
+    assert result["changes"] == {}
+    assert len(warnings) == 1
+    assert warnings[0].startswith(f"the previous report {out / 'latest' / 'grades.json'} cannot be read (")
+    assert warnings[0].endswith("); not compared with this run")
+    assert os.readlink(out / "latest") == STAMP

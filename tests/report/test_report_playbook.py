@@ -11,8 +11,9 @@ import sys
 import textwrap
 
 import pytest
-from conftest import REPO_ROOT
 from report_sample import class_records
+
+from tests.conftest import REPO_ROOT
 
 ANSIBLE_PLAYBOOK = REPO_ROOT / ".venv" / "bin" / "ansible-playbook"
 
@@ -37,6 +38,7 @@ PLAYBOOK = """
           {{ ansible_play_hosts_all | map('extract', hostvars)
              | selectattr('grade_record', 'defined') | map(attribute='grade_record') | list }}
         hosts: "{{ ansible_play_hosts_all }}"
+        class_hosts: "{{ query('ansible.builtin.inventory_hostnames', 'learners') }}"
         output_dir: "{{ report_dir }}"
         lang: ja
       delegate_to: localhost
@@ -64,17 +66,16 @@ def test_playbook_writes_the_report_and_prints_the_matrix(tmp_path):
     env = dict(os.environ, ANSIBLE_CONFIG=str(REPO_ROOT / "ansible.cfg"), ANSIBLE_FORCE_COLOR="0",
                ANSIBLE_NOCOLOR="1", ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp"),
                ANSIBLE_CONTROL_PATH_DIR=str(tmp_path / "cp"))
-    proc = subprocess.run(
-        [str(ANSIBLE_PLAYBOOK), "-i", str(tmp_path / "inventory.ini"), "-e", f"@{tmp_path / 'vars.json'}",
-         str(tmp_path / "grade.yml")],
-        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
+    command = [str(ANSIBLE_PLAYBOOK), "-i", str(tmp_path / "inventory.ini"), "-e", f"@{tmp_path / 'vars.json'}",
+               str(tmp_path / "grade.yml")]
+    proc = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
     out = proc.stdout
     assert "learner03" in out and "UNREACHABLE" in out, out + proc.stderr
     # the callback printed the matrix raw (real newlines and symbols, not a JSON string)
     assert "\nhost       capa-src  cgoa-ci  score\n" in out, out
     assert "\nlearner02  ✓✗⋯       ✓✓       6/8\n" in out, out
-    assert "learner03  ! grader: the host produced no grading record" in out, out
-    assert "learner11  ! grader: the host produced no grading record" in out, out
+    assert "learner03  ! grader error: the host produced no grading record" in out, out
+    assert "learner11  ! grader error: the host produced no grading record" in out, out
     latest = tmp_path / "reports" / "latest"
     assert latest.is_symlink()
     grades = json.loads((latest / "grades.json").read_text(encoding="utf-8"))
@@ -86,4 +87,20 @@ def test_playbook_writes_the_report_and_prints_the_matrix(tmp_path):
     assert "has no attribute 'grade_record'" in out + proc.stderr
     # the run itself failed only because a host was unreachable (rc 4), never for learner results
     assert proc.returncode == 4, out + proc.stderr
+
+    # --check: nothing is written and no report path is printed
+    checked = subprocess.run(command + ["--check", "-l", "learner02"], cwd=REPO_ROOT, env=env, capture_output=True,
+                             text=True, timeout=300, check=False)
+    assert "\nreport: not written (check mode)\n" in checked.stdout, checked.stdout + checked.stderr
+    assert len(os.listdir(tmp_path / "reports")) == 2  # one report folder and latest
+    # -l learner02: merged into the class view, which latest keeps showing
+    partial = subprocess.run(command + ["-l", "learner02"], cwd=REPO_ROOT, env=env, capture_output=True,
+                             text=True, timeout=300, check=False)
+    assert "\npartial run: graded learner02; latest shows the class view merged with it\n" in partial.stdout, (
+        partial.stdout + partial.stderr)
+    assert "  5 learners carried over unchanged from " in partial.stdout
+    grades = json.loads((latest / "grades.json").read_text(encoding="utf-8"))
+    assert [h["host"] for h in grades["hosts"]] == [
+        "learner01", "learner02", "learner03", "learner04", "learner10", "learner11"]
+    assert grades["run"]["scope"] == "partial" and grades["run"]["graded"] == ["learner02"]
     shutil.rmtree(tmp_path / "cp", ignore_errors=True)

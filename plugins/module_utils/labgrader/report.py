@@ -1,7 +1,8 @@
-"""The class report: host records of one grading run -> grades.json, junit.xml, index.html, matrix.
+"""The class report: host records of one grading run -> grades.json, grades.csv, junit.xml,
+index.html, learners/<host>.txt and the terminal matrix.
 
-Everything here is a pure function of plain data except `write_report`, which is the only
-function that touches the file system. Input is the host record of docs/grading-contract.md;
+Everything here is a pure function of plain data except `read_previous` and `write_report`, the
+only functions that touch the file system. Input is the host record of docs/grading-contract.md;
 output formats are described in docs/report-format.md.
 
 Bad input is normal input: a record that is missing, not a mapping, or has the wrong shape
@@ -11,9 +12,11 @@ becomes an ERROR (of the grader, never a learner failure) with a message saying 
 from __future__ import annotations
 
 import base64
+import csv
 import datetime
 import hashlib
 import html
+import io
 import json
 import math
 import os
@@ -21,33 +24,36 @@ import re
 import unicodedata
 import xml.etree.ElementTree as ET
 
+from ansible.module_utils.labgrader import i18n
+from ansible.module_utils.labgrader.vocabulary import (
+    ASCII_SYMBOLS,
+    ERROR,
+    ERROR_KINDS,
+    FAIL,
+    LANGUAGE_NAMES,
+    LANGUAGES,
+    PASS,
+    PENDING,
+    SEVERITY,
+    STATUSES,
+    SYMBOLS,
+    worst,
+)
+
 SCHEMA = "lab-grades/v1"
 UTC = datetime.timezone.utc  # noqa: UP017 (module_utils stay importable on Python < 3.11)
-PASS, FAIL, PENDING, ERROR = "PASS", "FAIL", "PENDING", "ERROR"
-STATUSES = (PASS, FAIL, PENDING, ERROR)
-SEVERITY = {PASS: 0, PENDING: 1, FAIL: 2, ERROR: 3}
-ERROR_KINDS = ("unreachable", "health", "grader")
-LANGS = ("en", "ja", "ko")
-FILE_NAMES = ("grades.json", "junit.xml", "index.html")
+FILE_NAMES = ("grades.json", "grades.csv", "junit.xml", "index.html")
 LATEST = "latest"
-
-# Terminal symbols. The Unicode ones all have East Asian width "N" (narrow), so columns stay
-# aligned in ja/ko terminals that draw "ambiguous" characters (such as "…" and "·") double wide.
-SYMBOLS = {PASS: "\u2713", FAIL: "\u2717", PENDING: "\u22ef", ERROR: "!", None: "\u2219"}
-ASCII_SYMBOLS = {PASS: "+", FAIL: "X", PENDING: "~", ERROR: "!", None: "."}
 MATRIX_WIDTH = 100
+# A previous grades.json larger than this is not read (200 learners x 2 labs is about 10 MB).
+PREVIOUS_MAX_BYTES = 64 * 1024 * 1024
+
+# The keys of one check in grades.json `records` (after "host"), in this order.
+RECORD_KEYS = ("lab", "step", "check", "status", "expected", "found", "message_key", "params", "message",
+               "hint", "hint_key")
 
 # ---------------------------------------------------------------------------------------------
 # small helpers
-
-
-def worst(statuses, default=PASS):
-    """The most severe status (ERROR > FAIL > PENDING > PASS); `default` for none."""
-    result = None
-    for status in statuses:
-        if result is None or SEVERITY[status] > SEVERITY[result]:
-            result = status
-    return default if result is None else result
 
 
 def empty_summary():
@@ -152,6 +158,7 @@ def _error_check(lab_id, step, index, message, raw=None):
         "params": {},
         "message": message,
         "hint": "",
+        "hint_key": "",
     }
 
 
@@ -181,6 +188,7 @@ def _norm_check(lab_id, step, raw, index):
         "params": jsonable(params) if isinstance(params, dict) else {},
         "message": message,
         "hint": _text(raw.get("hint")),
+        "hint_key": _text(raw.get("hint_key")),
     }
 
 
@@ -247,7 +255,7 @@ def _norm_lab(lab_id, raw):
 
 
 def _norm_host(raw, name):
-    lang = raw.get("lang") if raw.get("lang") in LANGS else "en"
+    lang = raw.get("lang") if raw.get("lang") in LANGUAGES else "en"
     state = raw.get("state")
     if state == "error" or (state is None and raw.get("error")):
         error = raw.get("error")
@@ -339,16 +347,25 @@ def normalize_records(records, hosts=None):
 
 
 def lab_columns(hosts):
-    """[{id, steps: [{step, title}]}]: every lab and step seen in any record, in first-seen order."""
+    """[{id, steps: [{step, title, titles}]}]: every lab and step seen in any record, labs in
+    first-seen order. `titles` maps a language to the step title a host of that language gave;
+    `title` is the first one seen."""
     labs = {}
     for host in hosts:
         for lab_id, lab in host["labs"].items():
             steps = labs.setdefault(lab_id, {})
             for step in lab["steps"]:
-                if not steps.get(step["step"]):
-                    steps[step["step"]] = step["title"]
-    return [{"id": lab_id, "steps": [{"step": n, "title": steps[n]} for n in sorted(steps)]}
+                titles = steps.setdefault(step["step"], {})
+                if step["title"]:
+                    titles.setdefault(host["lang"], step["title"])
+    return [{"id": lab_id, "steps": [{"step": n, "title": next(iter(steps[n].values()), ""), "titles": steps[n]}
+                                     for n in sorted(steps)]}
             for lab_id, steps in labs.items()]
+
+
+def step_title(column, lang):
+    """A step's title in `lang` when a host of that language gave one, else the first seen."""
+    return column["titles"].get(lang) or column["title"]
 
 
 def host_checks(host):
@@ -393,10 +410,132 @@ def stamp_utc(now):
 
 
 # ---------------------------------------------------------------------------------------------
+# history: the class view of the previous run, partial runs merged into it, who progressed
+
+
+def hosts_from_grades(grades):
+    """The hosts of a grades.json (lab-grades/v1) in the shape normalize_records returns.
+
+    Raises ValueError saying what is wrong when the file is not such a report.
+    """
+    if not isinstance(grades, dict) or grades.get("schema") != SCHEMA:
+        raise ValueError(f"not a {SCHEMA} report")
+    hosts_raw, records = grades.get("hosts"), grades.get("records")
+    if not isinstance(hosts_raw, list) or not isinstance(records, list):
+        raise ValueError("the report has no 'hosts' and 'records' lists")
+    checks = {}
+    for record in records:
+        if not isinstance(record, dict):
+            raise ValueError(f"a check record is not a mapping: {_short_repr(record)}")
+        key = (record.get("host"), record.get("lab"), record.get("step"))
+        checks.setdefault(key, []).append(
+            _norm_check(str(record.get("lab")), record.get("step"), record, len(checks.get(key, []))))
+    hosts = []
+    for raw in hosts_raw:
+        if not isinstance(raw, dict) or not isinstance(raw.get("host"), str):
+            raise ValueError(f"a host entry has no name: {_short_repr(raw)}")
+        name = raw["host"]
+        graded_at = _text(raw.get("graded_at")) or _text(grades.get("generated_at"))
+        lang = raw.get("lang") if raw.get("lang") in LANGUAGES else "en"
+        if raw.get("state") != "graded":
+            error = raw.get("error") if isinstance(raw.get("error"), dict) else {}
+            host = _host_error(name, error.get("kind") if error.get("kind") in ERROR_KINDS else "grader",
+                               _text(error.get("message")) or "(no message)", error.get("details"), lang)
+        else:
+            labs = {}
+            for lab_id, lab in (raw.get("labs") or {}).items():
+                if not isinstance(lab, dict) or not isinstance(lab.get("steps"), list):
+                    raise ValueError(f"{name}: lab {lab_id} has no steps")
+                if lab.get("error"):
+                    labs[lab_id] = _lab_error(_text(lab["error"].get("message")), lab["error"].get("kind", "grader"))
+                    continue
+                steps = [{"step": s.get("step"), "title": _text(s.get("title")), "status": s.get("status"),
+                          "checks": checks.get((name, lab_id, s.get("step")), [])} for s in lab["steps"]]
+                labs[lab_id] = _norm_lab(lab_id, {"steps": steps})
+            host = {"host": name, "lang": lang, "state": "graded", "error": None, "labs": labs}
+        host["graded_at"] = graded_at
+        hosts.append(host)
+    return hosts
+
+
+def step_statuses(host):
+    """{(lab, step): status} of a graded host; empty for a host in error."""
+    return {(lab_id, s["step"]): s["status"] for lab_id, lab in host["labs"].items() if not lab["error"]
+            for s in lab["steps"]}
+
+
+def compare_hosts(now, before):
+    """What changed for one learner since the previous run.
+
+    `change`: "progressed" (steps newly passed, none lost), "regressed" (steps lost, none gained),
+    "mixed", "unchanged", "new" (no graded result before to compare with) or "not_graded" (this
+    run could not grade the host, so nothing is known). `up`/`down`: "<lab>.<step>" ids of steps
+    that now pass and did not / passed and now do not.
+    """
+    since = before["graded_at"] if before else ""
+    if now["state"] != "graded":
+        return {"change": "not_graded", "since": since, "up": [], "down": [], "passed_delta": 0}
+    if before is None or before["state"] != "graded":
+        return {"change": "new", "since": since, "up": [], "down": [], "passed_delta": 0}
+    old, new = step_statuses(before), step_statuses(now)
+    up = [f"{lab}.{step}" for (lab, step), status in new.items() if status == PASS and old.get((lab, step)) != PASS]
+    down = [f"{lab}.{step}" for (lab, step), status in old.items() if status == PASS and new.get((lab, step)) != PASS]
+    change = ("mixed" if up and down else "progressed" if up else "regressed" if down else "unchanged")
+    delta = host_score(now)["passed"] - host_score(before)["passed"]
+    return {"change": change, "since": since, "up": up, "down": down, "passed_delta": delta}
+
+
+def merge_partial(graded, previous, class_hosts):
+    """The class view after a partial run: this run's hosts, plus the previous view's hosts of
+    the class that this run did not grade (carried over with their own `graded_at`)."""
+    names = {h["host"] for h in graded}
+    carried = [h for h in previous if h["host"] in class_hosts and h["host"] not in names]
+    return sorted(graded + carried, key=lambda h: natural_key(h["host"])), [h["host"] for h in carried]
+
+
+def plan_run(hosts, previous, class_hosts, graded_names):
+    """(hosts of the class view, run) for this run; `run` is what grades.json says about it."""
+    class_hosts = [str(h) for h in class_hosts or []]
+    partial = bool(class_hosts) and not set(class_hosts) <= set(graded_names)
+    carried = []
+    if partial and previous is not None:
+        hosts, carried = merge_partial(hosts, previous["hosts"], set(class_hosts))
+    run = {
+        "scope": "partial" if partial else "class",
+        "graded": [h["host"] for h in hosts if h["host"] not in carried],
+        "carried": carried,
+        "previous": ({"report": previous["report"], "generated_at": previous["generated_at"]}
+                     if previous is not None else None),
+    }
+    return hosts, run
+
+
+def attach_changes(hosts, previous, carried):
+    """Set host["change"] (compare_hosts) on every host; None when there is no previous run."""
+    before = {h["host"]: h for h in previous["hosts"]} if previous is not None else {}
+    for host in hosts:
+        if previous is None:
+            host["change"] = None
+        elif host["host"] in carried:
+            host["change"] = {"change": "carried", "since": host["graded_at"], "up": [], "down": [],
+                              "passed_delta": 0}
+        else:
+            host["change"] = compare_hosts(host, before.get(host["host"]))
+
+
+def change_counts(hosts):
+    counts = {}
+    for host in hosts:
+        if host.get("change"):
+            counts[host["change"]["change"]] = counts.get(host["change"]["change"], 0) + 1
+    return counts
+
+
+# ---------------------------------------------------------------------------------------------
 # grades.json
 
 
-def build_grades(hosts, generated_at, lang="en"):
+def build_grades(hosts, generated_at, lang="en", run=None):
     out_hosts = []
     records = []
     for host in hosts:
@@ -411,9 +550,7 @@ def build_grades(hosts, generated_at, lang="en"):
             }
             for step in lab["steps"]:
                 for c in step["checks"]:
-                    records.append({"host": host["host"], **{k: c[k] for k in (
-                        "lab", "step", "check", "status", "expected", "found", "message_key",
-                        "params", "message", "hint")}})
+                    records.append({"host": host["host"], **{k: c[k] for k in RECORD_KEYS}})
         out_hosts.append({
             "host": host["host"],
             "lang": host["lang"],
@@ -421,6 +558,8 @@ def build_grades(hosts, generated_at, lang="en"):
             "error": host["error"],
             "score": host_score(host),
             "labs": labs,
+            "graded_at": host.get("graded_at", generated_at),
+            "change": host.get("change"),
         })
     return {
         "schema": SCHEMA,
@@ -430,6 +569,7 @@ def build_grades(hosts, generated_at, lang="en"):
         "labs": lab_columns(hosts),
         "hosts": out_hosts,
         "records": records,
+        "run": run or {"scope": "class", "graded": [h["host"] for h in hosts], "carried": [], "previous": None},
     }
 
 
@@ -471,7 +611,8 @@ def build_junit(hosts, generated_at):
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for host in hosts:
         suite = ET.SubElement(root, "testsuite", name=xml_safe(host["host"]),
-                              hostname=xml_safe(host["host"]), timestamp=generated_at)
+                              hostname=xml_safe(host["host"]),
+                              timestamp=host.get("graded_at") or generated_at)
         props = ET.SubElement(suite, "properties")
         ET.SubElement(props, "property", name="lang", value=host["lang"])
         ET.SubElement(props, "property", name="state", value=host["state"])
@@ -555,7 +696,7 @@ def pad(text, width):
     return text + " " * max(0, width - display_width(text))
 
 
-def build_matrix(hosts, index_path="", ascii_only=False, generated_at="", width=MATRIX_WIDTH):
+def build_matrix(hosts, index_path="", ascii_only=False, generated_at="", width=MATRIX_WIDTH, run=None):
     """The compact class matrix for the terminal, one line per host, then a summary."""
     sym = ASCII_SYMBOLS if ascii_only else SYMBOLS
     columns = lab_columns(hosts)
@@ -571,7 +712,7 @@ def build_matrix(hosts, index_path="", ascii_only=False, generated_at="", width=
         name = pad(fit(term_safe(host["host"]), name_width), name_width)
         if host["state"] == "error":
             error = host["error"]
-            text = f"{name}  {sym[ERROR]} {error['kind']}: {term_safe(error['message'])}"
+            text = f"{name}  {sym[ERROR]} {kind_label(error['kind'])}: {term_safe(error['message'])}"
             lines.append(fit(text, width))
             continue
         line = name
@@ -591,6 +732,8 @@ def build_matrix(hosts, index_path="", ascii_only=False, generated_at="", width=
                       for lab_id, lab in host["labs"].items() if lab["error"]]
         if lab_errors:
             line += f"  {sym[ERROR]} " + "; ".join(lab_errors)
+        if (host.get("change") or {}).get("change") == "carried":
+            line += f"  (earlier run, {host['graded_at']})"
         lines.append(fit(line, width))
     if not hosts:
         lines.append("(no host records)")
@@ -603,7 +746,7 @@ def build_matrix(hosts, index_path="", ascii_only=False, generated_at="", width=
     if errors:
         line = "hosts in error (not learner failures):"
         for error in errors:
-            item = f" {fit(term_safe(error['host']), 40)} ({error['kind']}),"
+            item = f" {fit(term_safe(error['host']), 40)} ({kind_label(error['kind'])}),"
             if display_width(line + item) > width:
                 lines.append(line)
                 line = " "
@@ -612,9 +755,34 @@ def build_matrix(hosts, index_path="", ascii_only=False, generated_at="", width=
     lines.append(f"legend: {sym[PASS]} pass  {sym[FAIL]} fail  {sym[PENDING]} pending  "
                  f"{sym[ERROR]} error  {sym[None]} not graded"
                  + (f"  ({generated_at})" if generated_at else ""))
-    if index_path:
-        lines.append(f"report: {term_safe(index_path)}")
+    lines += [fit(line, width) for line in run_lines(hosts, run)]
+    lines.append(f"report: {term_safe(index_path)}" if index_path else "report: not written (check mode)")
     return "\n".join(lines)
+
+
+def run_lines(hosts, run):
+    """What the terminal says about this run's scope and about progress since the previous run."""
+    if not run:
+        return []
+    lines = []
+    previous = run["previous"]
+    if run["scope"] == "partial":
+        graded = ", ".join(term_safe(h) for h in run["graded"]) or "no host"
+        if previous is not None:
+            lines.append(f"partial run: graded {graded}; latest shows the class view merged with it")
+            lines.append(f"  {len(run['carried'])} learners carried over unchanged from {previous['report']}")
+        else:
+            lines.append(f"partial run: graded {graded}; no earlier class view to merge into")
+    if previous is not None:
+        counts = change_counts(hosts)
+        progressed = [h for h in hosts if (h.get("change") or {}).get("change") in ("progressed", "mixed")]
+        names = ", ".join(f"{term_safe(h['host'])} +{len(h['change']['up'])}" for h in progressed)
+        line = (f"since {previous['generated_at']}: {len(progressed)} progressed"
+                + (f" ({names})" if names else "")
+                + f", {counts.get('regressed', 0) + counts.get('mixed', 0)} lost a step"
+                + f", {counts.get('unchanged', 0)} unchanged")
+        lines.append(line)
+    return lines
 
 
 # ---------------------------------------------------------------------------------------------
@@ -623,118 +791,281 @@ def build_matrix(hosts, index_path="", ascii_only=False, generated_at="", width=
 LABELS = {
     "en": {
         "title": "Class report", "generated": "Generated", "learner": "Learner", "score": "Score",
-        "PASS": "Pass", "FAIL": "Fail", "PENDING": "Pending (not converged yet)",
+        "PASS": "Pass", "FAIL": "Fail", "PENDING": "Pending (Argo CD still syncing)",
         "ERROR": "Error of the grader or environment", "none": "Not graded",
-        "hosts_graded": "Hosts graded", "hosts_in_error": "Hosts in error", "checks": "Checks",
+        "hosts_graded": "Learners graded", "hosts_in_error": "Could not be graded", "checks": "Checks",
         "status": "Status", "check": "Check", "message": "Message", "expected": "Expected",
         "found": "Found", "hint": "Hint", "step": "Step", "language": "Language",
-        "click": "Click a cell to see the checks of that step.", "back": "Back to the matrix",
+        "click": "Click a cell to see its checks next to it; Esc closes them.",
         "env_error": "Could not be graded (not a learner failure)",
-        "lab_error": "This lab could not be graded", "details": "Show all details", "legend": "Legend",
+        "lab_error": "This lab could not be graded", "legend": "Legend",
         "unreachable": "unreachable", "health": "environment unhealthy", "grader": "grader error",
         "no_checks": "This step has no checks.", "no_hosts": "No host records.",
+        "pass_rate": "Pass rate", "pass_rate_tip": "{passed} of {graded} learners graded on this step pass it",
+        "show": "Show", "f_all": "all learners", "f_attention": "needs attention (error or fail)",
+        "f_errors": "could not be graded / grader errors", "f_failing": "failing a step",
+        "f_pending": "pending", "f_progressed": "progressed since the last run",
+        "f_regressed": "lost a step since the last run", "f_complete": "every step passed",
+        "failing_step": "Not passing step", "any_step": "any", "sort": "Sort",
+        "s_name": "name", "s_errors": "errors and failures first", "s_score_asc": "lowest score first",
+        "s_score_desc": "highest score first", "s_progress": "most progress first",
+        "search": "Learner name", "shown": "shown", "csv": "CSV for gradebooks",
+        "msg_lang": "Messages in", "msg_learner": "the learner's language", "msg_page": "the page language",
+        "close": "Close", "untranslated": "(only in the learner's language)",
+        "earlier": "graded in an earlier run: {time}", "graded_at": "Graded", "change": "Δ",
+        "change_tip": "Change since the run of {time}",
+        "partial": "Partial run: graded {graded}; {carried} learners carried over from the run of {time}.",
+        "partial_alone": "Partial run: graded {graded}; there was no earlier class view to merge into.",
+        "c_progressed": "newly passed: {up}", "c_regressed": "no longer passing: {down}",
+        "c_unchanged": "no change", "c_new": "first graded result", "c_not_graded": "not graded in this run",
+        "c_carried": "not graded in this run",
     },
     "ja": {
         "title": "クラスレポート", "generated": "作成日時", "learner": "受講者", "score": "スコア",
-        "PASS": "合格", "FAIL": "不合格", "PENDING": "保留（まだ収束していません）",
+        "PASS": "合格", "FAIL": "不合格", "PENDING": "保留（Argo CD が同期中です）",
         "ERROR": "採点側・環境のエラー", "none": "未採点",
-        "hosts_graded": "採点済みホスト", "hosts_in_error": "エラーのホスト", "checks": "チェック",
+        "hosts_graded": "採点した受講者", "hosts_in_error": "採点できなかった受講者", "checks": "チェック",
         "status": "結果", "check": "チェック", "message": "メッセージ", "expected": "期待値",
         "found": "実際の値", "hint": "ヒント", "step": "ステップ", "language": "表示言語",
-        "click": "セルをクリックすると、そのステップのチェック内容が表示されます。",
-        "back": "マトリクスに戻る",
+        "click": "セルをクリックすると、その横にチェック内容が表示されます。Esc で閉じます。",
         "env_error": "採点できませんでした（受講者の失敗ではありません）",
-        "lab_error": "このラボは採点できませんでした", "details": "すべての詳細を表示", "legend": "凡例",
+        "lab_error": "このラボは採点できませんでした", "legend": "凡例",
         "unreachable": "接続不可", "health": "環境の異常", "grader": "採点エラー",
         "no_checks": "このステップにはチェックがありません。", "no_hosts": "ホストの記録がありません。",
+        "pass_rate": "合格率", "pass_rate_tip": "このステップを採点した {graded} 人中 {passed} 人が合格しています",
+        "show": "表示", "f_all": "全員", "f_attention": "要対応（エラーまたは不合格）",
+        "f_errors": "採点できなかった・採点エラー", "f_failing": "不合格のステップがある",
+        "f_pending": "保留がある", "f_progressed": "前回から進んだ",
+        "f_regressed": "前回から合格でなくなったステップがある", "f_complete": "全ステップ合格",
+        "failing_step": "未合格のステップ", "any_step": "指定なし", "sort": "並べ替え",
+        "s_name": "名前順", "s_errors": "エラー・不合格を先に", "s_score_asc": "スコアの低い順",
+        "s_score_desc": "スコアの高い順", "s_progress": "進んだ順",
+        "search": "受講者名", "shown": "件を表示", "csv": "成績表用 CSV",
+        "msg_lang": "メッセージの言語", "msg_learner": "受講者の言語", "msg_page": "表示言語",
+        "close": "閉じる", "untranslated": "（受講者の言語のみ）",
+        "earlier": "以前の実行で採点: {time}", "graded_at": "採点日時", "change": "Δ",
+        "change_tip": "{time} の実行からの変化",
+        "partial": "一部の採点です: {graded} を採点し、{carried} 人は {time} の実行の結果を引き継いでいます。",
+        "partial_alone": "一部の採点です: {graded} を採点しました。引き継ぐ以前のクラスの結果はありません。",
+        "c_progressed": "新たに合格: {up}", "c_regressed": "合格でなくなった: {down}",
+        "c_unchanged": "変化なし", "c_new": "初めての採点結果", "c_not_graded": "今回は採点できませんでした",
+        "c_carried": "今回は採点していません",
     },
     "ko": {
         "title": "클래스 리포트", "generated": "작성 시각", "learner": "수강생", "score": "점수",
-        "PASS": "통과", "FAIL": "실패", "PENDING": "보류 (아직 수렴하지 않음)",
+        "PASS": "통과", "FAIL": "실패", "PENDING": "보류 (Argo CD 가 동기화 중입니다)",
         "ERROR": "채점기·환경 오류", "none": "채점 안 함",
-        "hosts_graded": "채점된 호스트", "hosts_in_error": "오류 호스트", "checks": "검사",
+        "hosts_graded": "채점한 수강생", "hosts_in_error": "채점할 수 없었던 수강생", "checks": "검사",
         "status": "결과", "check": "검사", "message": "메시지", "expected": "기대값",
         "found": "실제 값", "hint": "힌트", "step": "단계", "language": "표시 언어",
-        "click": "셀을 클릭하면 해당 단계의 검사 내용이 표시됩니다.", "back": "매트릭스로 돌아가기",
+        "click": "셀을 클릭하면 그 옆에 검사 내용이 표시됩니다. Esc 로 닫습니다.",
         "env_error": "채점할 수 없었습니다 (수강생의 실패가 아닙니다)",
-        "lab_error": "이 랩은 채점할 수 없었습니다", "details": "모든 상세 보기", "legend": "범례",
+        "lab_error": "이 랩은 채점할 수 없었습니다", "legend": "범례",
         "unreachable": "연결 불가", "health": "환경 이상", "grader": "채점 오류",
         "no_checks": "이 단계에는 검사가 없습니다.", "no_hosts": "호스트 기록이 없습니다.",
+        "pass_rate": "통과율", "pass_rate_tip": "이 단계를 채점한 {graded}명 중 {passed}명이 통과했습니다",
+        "show": "표시", "f_all": "전체", "f_attention": "조치 필요 (오류 또는 실패)",
+        "f_errors": "채점할 수 없음·채점 오류", "f_failing": "실패한 단계가 있음",
+        "f_pending": "보류가 있음", "f_progressed": "지난 실행 이후 진행함",
+        "f_regressed": "지난 실행 이후 통과하지 못하게 된 단계가 있음", "f_complete": "모든 단계 통과",
+        "failing_step": "통과하지 못한 단계", "any_step": "지정 안 함", "sort": "정렬",
+        "s_name": "이름순", "s_errors": "오류·실패 먼저", "s_score_asc": "점수 낮은 순",
+        "s_score_desc": "점수 높은 순", "s_progress": "많이 진행한 순",
+        "search": "수강생 이름", "shown": "명 표시", "csv": "성적부용 CSV",
+        "msg_lang": "메시지 언어", "msg_learner": "수강생의 언어", "msg_page": "표시 언어",
+        "close": "닫기", "untranslated": "(수강생의 언어로만 있습니다)",
+        "earlier": "이전 실행에서 채점: {time}", "graded_at": "채점 시각", "change": "Δ",
+        "change_tip": "{time} 실행 이후의 변화",
+        "partial": "일부만 채점했습니다: {graded} 을(를) 채점했고 {carried}명은 {time} 실행의 결과를 이어받았습니다.",
+        "partial_alone": "일부만 채점했습니다: {graded} 을(를) 채점했습니다. 이어받을 이전 클래스 결과가 없습니다.",
+        "c_progressed": "새로 통과: {up}", "c_regressed": "더 이상 통과하지 않음: {down}",
+        "c_unchanged": "변화 없음", "c_new": "첫 채점 결과", "c_not_graded": "이번에는 채점할 수 없었습니다",
+        "c_carried": "이번에는 채점하지 않았습니다",
     },
 }
 
+FILTERS = ("f_all", "f_attention", "f_errors", "f_failing", "f_pending", "f_progressed", "f_regressed",
+           "f_complete")
+SORTS = ("s_name", "s_errors", "s_score_asc", "s_score_desc", "s_progress")
+HOST_ERROR_RANK = len(SEVERITY)  # a host that could not be graded sorts above an ERROR check
+
+
+def kind_label(kind, lang="en"):
+    """The one wording of an error kind (unreachable / environment unhealthy / grader error)."""
+    return LABELS[lang].get(kind, kind)
+
+
+def label(lang, key, **params):
+    return LABELS[lang][key].format(**params) if params else LABELS[lang][key]
+
+
 _CSS = """
 :root{--pass:#2e7d32;--pass-bg:#dff3e0;--fail:#c62828;--fail-bg:#fbdcdc;--pend:#8a5a00;
---pend-bg:#ffe9b3;--err:#5e35b1;--err-a:#e4dcf3;--err-b:#cfc2ea;--line:#c9ccd1;--muted:#5f6670}
+--pend-bg:#ffe9b3;--err:#5e35b1;--err-a:#e4dcf3;--err-b:#cfc2ea;--line:#c9ccd1;--muted:#5f6670;
+--head:#eef0f3}
 *{box-sizing:border-box}
 body{font-family:system-ui,-apple-system,"Segoe UI","Hiragino Sans","Noto Sans CJK JP",
-"Noto Sans CJK KR","Malgun Gothic",sans-serif;margin:1.2rem;color:#1d2126;background:#fff}
-h1{font-size:1.4rem;margin:0 0 .3rem}
-header{display:flex;flex-wrap:wrap;gap:.5rem 1.5rem;align-items:baseline}
-.meta,.note{color:var(--muted);font-size:.9rem}
-.summary{display:flex;flex-wrap:wrap;gap:.4rem 1.2rem;margin:.6rem 0;padding:0;list-style:none}
-.summary b{font-variant-numeric:tabular-nums}
-.legend{display:flex;flex-wrap:wrap;gap:.4rem .9rem;margin:.4rem 0 .8rem;padding:0;list-style:none;
+"Noto Sans CJK KR","Malgun Gothic",sans-serif;margin:.8rem 1rem 2rem;color:#1d2126;background:#fff}
+h1{font-size:1.35rem;margin:0}
+header{display:flex;flex-wrap:wrap;gap:.4rem 1.2rem;align-items:baseline}
+.meta,.note{color:var(--muted);font-size:.88rem}
+.partial{background:#fff4d6;border:1px solid #e0b84f;border-radius:4px;padding:.3rem .6rem;margin:.5rem 0;
 font-size:.9rem}
+.summary,.legend{display:flex;flex-wrap:wrap;gap:.3rem 1.1rem;margin:.5rem 0;padding:0;list-style:none;
+font-size:.9rem}
+.summary b{font-variant-numeric:tabular-nums}
 .legend span.sw{display:inline-block;width:1.6em;height:1.1em;vertical-align:middle;
 border:1px solid var(--line);margin-right:.3em;text-align:center;font-size:.8em;line-height:1.1em}
-.wrap{overflow-x:auto}
-table.matrix{border-collapse:collapse;font-size:.9rem}
-table.matrix th,table.matrix td{border:1px solid var(--line);padding:.25rem .4rem;text-align:center}
-table.matrix thead th{background:#f3f4f6;font-weight:600}
-table.matrix th.host{text-align:left;white-space:nowrap;position:sticky;left:0;background:#fff}
-td.score{font-variant-numeric:tabular-nums;white-space:nowrap}
-.lang{font-size:.7rem;color:var(--muted);border:1px solid var(--line);border-radius:3px;
+.toolbar{display:flex;flex-wrap:wrap;gap:.4rem 1rem;align-items:center;margin:.5rem 0;font-size:.88rem}
+.toolbar select,.toolbar input{font:inherit;font-size:.85rem}
+.toolbar input{width:9rem}
+table.matrix{border-collapse:separate;border-spacing:0;font-size:.8rem}
+table.matrix th,table.matrix td{border-right:1px solid var(--line);border-bottom:1px solid var(--line);
+padding:.12rem .22rem;text-align:center}
+table.matrix tr>:first-child{border-left:1px solid var(--line)}
+table.matrix thead tr:first-child>*{border-top:1px solid var(--line)}
+table.matrix thead{position:sticky;top:0;z-index:3}
+table.matrix thead th,table.matrix thead td{background:var(--head);font-weight:600}
+table.matrix th.host,table.matrix th.corner{position:sticky;left:0;z-index:2;text-align:left;
+white-space:nowrap;max-width:12rem;overflow:hidden;text-overflow:ellipsis;background:#fff}
+table.matrix thead th.corner{background:var(--head);z-index:4}
+td.score,td.chg{font-variant-numeric:tabular-nums;white-space:nowrap}
+.lang{font-size:.68rem;color:var(--muted);border:1px solid var(--line);border-radius:3px;
 padding:0 .2rem;margin-left:.3rem}
-.cell a,.cell span.na{display:block;min-width:3.2rem;color:inherit;text-decoration:none;
-font-variant-numeric:tabular-nums;white-space:nowrap}
-.cell a:hover,.cell a:focus{outline:2px solid #1a73e8}
+.old{color:var(--muted);margin-left:.25rem}
+tr.carried>*{opacity:.75}
+button.c{all:unset;box-sizing:border-box;display:block;width:100%;min-width:2.7rem;cursor:pointer;
+font-variant-numeric:tabular-nums;white-space:nowrap;padding:.05rem 0}
+button.c:focus-visible,button.c:hover{outline:2px solid #1a73e8;outline-offset:-1px}
+td.open{outline:3px solid #1a73e8;outline-offset:-3px}
 .s-PASS{background:var(--pass-bg);color:var(--pass)}
 .s-FAIL{background:var(--fail-bg);color:var(--fail);font-weight:600}
 .s-PENDING{background:var(--pend-bg);color:var(--pend)}
 .s-ERROR{background:repeating-linear-gradient(45deg,var(--err-a) 0 6px,var(--err-b) 6px 12px);
 color:var(--err);font-weight:600}
 .s-none{background:#fff;color:#9aa0a6}
+td.up{box-shadow:inset 0 -3px 0 #1a73e8}
 tr.host-error th.host{background:#f1eef8}
-td.env-error{text-align:left!important;background:repeating-linear-gradient(45deg,#eeeeee 0 8px,
-#e0e0e0 8px 16px);color:#37474f;border:2px dashed #7e57c2!important}
-td.env-error a{color:inherit}
+td.env-error,td.lab-error{text-align:left!important}
+td.env-error{background:repeating-linear-gradient(45deg,#eeeeee 0 8px,#e0e0e0 8px 16px);color:#37474f;
+outline:2px dashed #7e57c2;outline-offset:-2px}
+td.env-error button.c,td.lab-error button.c{white-space:normal;overflow-wrap:anywhere;display:-webkit-box;
+-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden;width:0;min-width:100%}
 .kind{display:inline-block;background:#5e35b1;color:#fff;border-radius:3px;padding:0 .35rem;
-margin-right:.4rem;font-size:.8rem}
-td.lab-error{text-align:left}
-td.lab-error a{white-space:normal}
-.detail{display:none;margin:1rem 0;padding:.6rem .8rem;border:1px solid var(--line);border-radius:6px}
-.detail:target,body.show-all .detail{display:block}
-.detail h3{margin:.1rem 0 .5rem;font-size:1.05rem}
-table.checks{border-collapse:collapse;width:100%;font-size:.88rem}
-table.checks th,table.checks td{border:1px solid var(--line);padding:.3rem .45rem;text-align:left;
-vertical-align:top}
+margin-right:.4rem;font-size:.78rem;font-weight:600}
+td.rate button{all:unset;cursor:pointer;display:block;font-variant-numeric:tabular-nums;font-weight:600}
+td.rate.low{color:var(--fail)}
+td.rate.sel{outline:2px solid #1a73e8;outline-offset:-2px}
+.chg.c-progressed{color:var(--pass);font-weight:600}.chg.c-regressed,.chg.c-mixed{color:var(--fail);
+font-weight:600}.chg.c-unchanged,.chg.c-carried,.chg.c-new,.chg.c-not_graded{color:var(--muted)}
+#pop{position:absolute;z-index:10;background:#fff;border:1px solid #8a94a3;border-radius:6px;
+box-shadow:0 6px 24px rgba(0,0,0,.22);padding:.5rem .7rem;max-height:70vh;overflow:auto;
+width:min(46rem,calc(100vw - 2rem))}
+#pop h3{margin:.1rem 2rem .4rem 0;font-size:1rem}
+#pop .x{position:absolute;top:.3rem;right:.4rem;font:inherit;font-size:1.1rem;cursor:pointer;
+border:1px solid var(--line);background:#fff;border-radius:4px;line-height:1;padding:.1rem .4rem}
+#pop .meta{margin:.2rem 0 .4rem}
+table.checks{border-collapse:collapse;width:100%;font-size:.82rem;table-layout:fixed}
+table.checks th,table.checks td{border:1px solid var(--line);padding:.25rem .35rem;text-align:left;
+vertical-align:top;overflow-wrap:anywhere}
 table.checks th{background:#f3f4f6}
-table.checks col.c-msg{width:28%}table.checks col.c-val{width:15%}table.checks col.c-hint{width:24%}
-td.sel{outline:3px solid #1a73e8;outline-offset:-3px}
-table.checks pre{margin:0;white-space:pre-wrap;word-break:break-word;max-height:14rem;overflow:auto;
-font-size:.82rem}
-td.st{white-space:nowrap}
-table.checks td code{white-space:nowrap}
-.badge{display:inline-block;border-radius:3px;padding:0 .35rem;font-size:.85rem}
-code{font-size:.85rem}
-@media print{.detail{display:block;break-inside:avoid}.noprint{display:none}}
+table.checks pre{margin:0;white-space:pre-wrap;word-break:break-word;max-height:10rem;overflow:auto;
+font-size:.78rem}
+.badge{display:inline-block;border-radius:3px;padding:0 .35rem;font-size:.8rem}
+code{font-size:.8rem}
+@media print{.noprint,#pop{display:none}table.matrix thead{position:static}}
 """
 
-_JS = """
+_JS = r"""
 (function(){
-var L=JSON.parse(document.getElementById('labels').textContent);
-function setLang(l){if(!L[l])return;document.documentElement.setAttribute('data-ui',l);
-document.querySelectorAll('[data-i18n]').forEach(function(e){var t=L[l][e.getAttribute('data-i18n')];
-if(t)e.textContent=t;});}
-var s=document.getElementById('ui-lang');
-if(s){s.addEventListener('change',function(){setLang(s.value);});}
-var a=document.getElementById('show-all');
-if(a){a.addEventListener('change',function(){document.body.classList.toggle('show-all',a.checked);});}
-function mark(){document.querySelectorAll('.cell.sel').forEach(function(e){e.classList.remove('sel');});
-var h=location.hash.slice(1);if(!h)return;var l=document.querySelector('a[href="#'+h+'"]');
-if(l&&l.parentNode.classList)l.parentNode.classList.add('sel');}
-window.addEventListener('hashchange',mark);mark();
+function $(i){return document.getElementById(i);}
+function el(tag,cls,text){var e=document.createElement(tag);if(cls)e.className=cls;
+if(text!==undefined&&text!==null)e.textContent=text;return e;}
+var D=JSON.parse($('data').textContent),L=JSON.parse($('labels').textContent);
+var root=document.documentElement,ui=root.getAttribute('data-ui'),mode='learner',opened=null;
+function t(k,a){var s=(L[ui]&&L[ui][k])||L.en[k]||k;if(a)for(var n in a)s=s.split('{'+n+'}').join(a[n]);
+return s;}
+function relabel(){document.querySelectorAll('[data-i18n]').forEach(function(e){var a=e.getAttribute('data-args');
+var s=t(e.getAttribute('data-i18n'),a?JSON.parse(a):null);
+if(e.hasAttribute('data-title'))e.title=s;else e.textContent=s;});
+document.querySelectorAll('th[data-st]').forEach(function(e){var p=e.getAttribute('data-st').split('-');
+var st=D.labs[+p[0]].steps[+p[1]];e.title=st.titles[ui]||st.title;});}
+function setLang(l){if(!L[l])return;ui=l;root.setAttribute('data-ui',l);root.lang=l;relabel();if(opened)show(opened);}
+var tbody=$('rows'),rows=[].slice.call(tbody.rows),fShow=$('f-show'),fStep=$('f-step'),fSort=$('f-sort'),
+fName=$('f-name');
+function has(r,s){return (' '+r.getAttribute('data-has')+' ').indexOf(' '+s+' ')>=0;}
+function chg(r){return r.getAttribute('data-chg');}
+var SHOW={f_all:function(){return true;},
+f_attention:function(r){return has(r,'HOST')||has(r,'ERROR')||has(r,'FAIL');},
+f_errors:function(r){return has(r,'HOST')||has(r,'ERROR');},
+f_failing:function(r){return has(r,'FAIL');},f_pending:function(r){return has(r,'PENDING');},
+f_progressed:function(r){return chg(r)==='progressed'||chg(r)==='mixed';},
+f_regressed:function(r){return chg(r)==='regressed'||chg(r)==='mixed';},
+f_complete:function(r){return r.getAttribute('data-has')==='PASS';}};
+function num(r,a){return +r.getAttribute(a);}
+var SORT={s_name:function(a,b){return num(a,'data-i')-num(b,'data-i');},
+s_errors:function(a,b){return num(b,'data-sev')-num(a,'data-sev')||num(a,'data-score')-num(b,'data-score')
+||num(a,'data-i')-num(b,'data-i');},
+s_score_asc:function(a,b){return num(a,'data-score')-num(b,'data-score')||num(a,'data-i')-num(b,'data-i');},
+s_score_desc:function(a,b){return num(b,'data-score')-num(a,'data-score')||num(a,'data-i')-num(b,'data-i');},
+s_progress:function(a,b){return num(b,'data-up')-num(a,'data-up')||num(a,'data-i')-num(b,'data-i');}};
+function apply(){var keep=SHOW[fShow.value]||SHOW.f_all,step=fStep.value,q=fName.value.trim().toLowerCase(),n=0;
+rows.forEach(function(r){var ok=keep(r)&&(!step||(' '+r.getAttribute('data-fail')+' ').indexOf(' '+step+' ')>=0)
+&&(!q||r.getAttribute('data-name').toLowerCase().indexOf(q)>=0);r.hidden=!ok;if(ok)n++;});
+rows.slice().sort(SORT[fSort.value]||SORT.s_name).forEach(function(r){tbody.appendChild(r);});
+$('count').textContent=n+' / '+rows.length;
+document.querySelectorAll('td.rate').forEach(function(c){c.classList.toggle('sel',c.getAttribute('data-step')===step);});
+if(opened)close();}
+[fShow,fStep,fSort].forEach(function(s){s.addEventListener('change',apply);});
+fName.addEventListener('input',apply);
+$('ui-lang').addEventListener('change',function(){setLang(this.value);});
+function pick(v,h){if(typeof v==='string')return [v,mode==='page'&&h.l!==ui];
+var i=D.langs.indexOf(mode==='page'?ui:h.l);return [v[i<0?0:i],false];}
+function shown(v){return typeof v==='string'?v:JSON.stringify(v);}
+var pop=$('pop');
+function show(b){var p=b.getAttribute('data-c').split(' ').map(Number),h=D.hosts[p[0]];
+pop.textContent='';var x=el('button','x','\u00d7');x.type='button';x.title=t('close');
+x.addEventListener('click',close);pop.appendChild(x);
+var head=el('h3');head.appendChild(document.createTextNode(h.n+' '));pop.appendChild(head);
+var meta=el('p','meta');meta.appendChild(document.createTextNode(t('graded_at')+': '+h.g+'  '));
+if(h.l!==ui){var ls=el('label');ls.appendChild(document.createTextNode(t('msg_lang')+': '));
+var sel=el('select');[['learner',t('msg_learner')+' ('+h.l+')'],['page',t('msg_page')+' ('+ui+')']].forEach(function(o){
+var op=el('option',null,o[1]);op.value=o[0];op.selected=o[0]===mode;sel.appendChild(op);});
+sel.addEventListener('change',function(){mode=sel.value;show(b);});ls.appendChild(sel);meta.appendChild(ls);}
+pop.appendChild(meta);
+if(p.length===1){var k=el('span','kind',t(h.e.k));head.appendChild(k);pop.appendChild(el('p',null,h.e.m));
+pop.appendChild(el('pre',null,h.e.d));}
+else{var lab=D.labs[p[1]],res=h.s[p[1]];head.appendChild(document.createTextNode('\u2014 '+lab.id));
+if(p.length===2){head.appendChild(el('span','kind',t(res.k)));pop.appendChild(el('p',null,res.e));}
+else{var st=lab.steps[p[2]],step=res[p[2]];
+head.appendChild(document.createTextNode(' \u00b7 '+t('step')+' '+st.step+': '+(st.titles[mode==='page'?ui:h.l]||st.title)+' '));
+head.appendChild(el('span','badge s-'+step[0],t(step[0])));
+if(!step[1].length)pop.appendChild(el('p',null,t('no_checks')));else{
+var tb=el('table','checks'),cg=el('colgroup');[11,17,30,13,13,16].forEach(function(w){var c=el('col');
+c.style.width=w+'%';cg.appendChild(c);});tb.appendChild(cg);var tr=el('tr');
+['status','check','message','expected','found','hint'].forEach(function(k){tr.appendChild(el('th',null,t(k)));});
+var th=el('thead');th.appendChild(tr);tb.appendChild(th);var body=el('tbody'),last='';
+step[1].forEach(function(ri){var r=D.rows[ri],row=el('tr'),m=pick(r[2],h),hi=pick(r[5],h);
+row.appendChild(el('td','s-'+r[1],D.sym[r[1]]+' '+r[1]));var cc=el('td');cc.appendChild(el('code',null,r[0]));
+row.appendChild(cc);row.appendChild(el('td',null,m[0]+(m[1]?' '+t('untranslated'):'')));
+[r[3],r[4]].forEach(function(v){var c=el('td');c.appendChild(el('pre',null,v));row.appendChild(c);});
+row.appendChild(el('td',null,hi[0]&&hi[0]===last?'\u3003':hi[0]));last=hi[0]||last;body.appendChild(row);});tb.appendChild(body);pop.appendChild(tb);}}}
+pop.hidden=false;
+var r=b.getBoundingClientRect(),w=pop.offsetWidth,hh=pop.offsetHeight,sx=window.scrollX,sy=window.scrollY;
+var left=Math.max(sx+8,Math.min(r.left+sx,sx+document.documentElement.clientWidth-w-8));
+var top=r.bottom+sy+4;if(r.bottom+hh+8>window.innerHeight&&r.top-hh-4>0)top=r.top+sy-hh-4;
+pop.style.left=left+'px';pop.style.top=top+'px';}
+function open(b){if(opened)opened.parentNode.classList.remove('open');opened=b;b.parentNode.classList.add('open');
+show(b);pop.focus({preventScroll:true});}
+function close(){if(!opened)return;var b=opened;opened=null;pop.hidden=true;b.parentNode.classList.remove('open');
+b.focus({preventScroll:true});}
+document.addEventListener('click',function(e){var b=e.target.closest('button[data-c]');
+if(b){e.preventDefault();if(b===opened)close();else open(b);return;}
+var rb=e.target.closest('td.rate button');if(rb){var s=rb.parentNode.getAttribute('data-step');
+fStep.value=fStep.value===s?'':s;apply();return;}
+if(opened&&!pop.contains(e.target))close();});
+document.addEventListener('keydown',function(e){if(e.key==='Escape')close();});
+relabel();apply();
 })();
 """
 
@@ -744,129 +1075,290 @@ def _e(value):
     return html.escape(xml_safe(value), quote=True)
 
 
-def _l(lang, key):
-    """A UI label, marked so the language switch can replace it."""
-    return f'<span data-i18n="{key}">{_e(LABELS[lang][key])}</span>'
+def _l(lang, key, **params):
+    """A UI label, marked so the language switch can replace it (with the same parameters)."""
+    args = f" data-args='{_e(json.dumps(params, ensure_ascii=False))}'" if params else ""
+    return f'<span data-i18n="{key}"{args}>{_e(label(lang, key, **params))}</span>'
 
 
-def _value_cell(value, limit=4000):
-    text = show_value(value)
-    if len(text) > limit:
-        text = text[:limit] + f"... ({len(text) - limit} more characters)"
-    return f"<pre>{_e(text)}</pre>"
+def _title(lang, key, **params):
+    """Attributes of an element whose tooltip is a UI label the language switch replaces."""
+    return (f'data-i18n="{key}" data-title data-args=\'{_e(json.dumps(params, ensure_ascii=False))}\' '
+            f'title="{_e(label(lang, key, **params))}"')
 
 
-def _check_rows(checks, lang, sym):
-    rows = []
-    for c in checks:
-        rows.append(
-            f'<tr><td class="st s-{c["status"]}">{_e(sym[c["status"]])} {_e(c["status"])}</td>'
-            f'<td><code>{_e(c["check"])}</code></td><td>{_e(c["message"])}</td>'
-            f'<td>{_value_cell(c["expected"])}</td><td>{_value_cell(c["found"])}</td>'
-            f'<td>{_e(c["hint"])}</td></tr>')
-    head = "".join(f"<th>{_l(lang, k)}</th>" for k in ("status", "check", "message", "expected", "found", "hint"))
-    cols = ('<colgroup><col><col><col class="c-msg"><col class="c-val"><col class="c-val">'
-            '<col class="c-hint"></colgroup>')
-    return f'<table class="checks">{cols}<thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+def translations(check, host_lang, render_message=None, render_hint=None):
+    """(message, hint) of a check: each an [en, ja, ko] list when the catalogue renders exactly
+    the text the learner got (so the instructor reads the same message in another language), else
+    the learner's text alone (unknown key, a catalogue that changed since, a malformed check)."""
+    render_message = render_message or i18n.message
+    render_hint = render_hint or i18n.hint
+
+    def every_language(render, stored):
+        try:
+            texts = [render(lang) for lang in LANGUAGES]
+        except Exception:  # any failure of the catalogue means "not renderable"  # noqa: BLE001
+            return stored
+        if host_lang not in LANGUAGES or texts[LANGUAGES.index(host_lang)] != stored or len(set(texts)) == 1:
+            return stored
+        return texts
+
+    message = check["message"]
+    if check["message_key"]:
+        message = every_language(lambda lang: render_message(check["message_key"], check["params"], lang),
+                                 check["message"])
+    hint = check["hint"]
+    if check["hint"] and check.get("hint_key"):
+        hint = every_language(lambda lang: render_hint(check["hint_key"], lang), check["hint"])
+    return message, hint
 
 
-def build_html(hosts, generated_at, lang="en", title=""):
-    """The self-contained class report page (no external resources, every record value escaped)."""
+class _Interner:
+    """Identical detail rows are stored once in the page (most learners share most rows)."""
+
+    def __init__(self):
+        self.items, self.index = [], {}
+
+    def add(self, item):
+        key = json.dumps(item, ensure_ascii=False, sort_keys=True)
+        if key not in self.index:
+            self.index[key] = len(self.items)
+            self.items.append(item)
+        return self.index[key]
+
+
+def _shown_cut(value, limit=4000):
+    text = xml_safe(show_value(value))
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
+
+
+def page_data(hosts, columns, render_message=None, render_hint=None):
+    """The JSON the page's script reads to show a cell's details: labs, interned check rows, hosts."""
+    rows = _Interner()
+    out_hosts = []
+    for host in hosts:
+        entry = {"n": xml_safe(host["host"]), "l": host["lang"], "g": host.get("graded_at", ""), "e": None, "s": []}
+        if host["state"] == "error":
+            error = host["error"]
+            entry["e"] = {"k": error["kind"], "m": xml_safe(error["message"]),
+                          "d": xml_safe(json.dumps(error["details"], ensure_ascii=False, indent=2, sort_keys=True))}
+        for lab in columns:
+            result = host["labs"].get(lab["id"])
+            if result is None:
+                entry["s"].append(None)
+            elif result["error"]:
+                entry["s"].append({"k": result["error"]["kind"], "e": xml_safe(result["error"]["message"])})
+            else:
+                by_step = {s["step"]: s for s in result["steps"]}
+                cells = []
+                for column in lab["steps"]:
+                    step = by_step.get(column["step"])
+                    if step is None:
+                        cells.append(None)
+                        continue
+                    ids = []
+                    for check in step["checks"]:
+                        message, hint = translations(check, host["lang"], render_message, render_hint)
+                        ids.append(rows.add([xml_safe(check["check"]), check["status"], _safe_texts(message),
+                                             _shown_cut(check["expected"]), _shown_cut(check["found"]),
+                                             _safe_texts(hint)]))
+                    cells.append([step["status"], ids])
+                entry["s"].append(cells)
+        out_hosts.append(entry)
+    return {
+        "langs": list(LANGUAGES),
+        "sym": {status: SYMBOLS[status] for status in STATUSES},
+        "labs": [{"id": xml_safe(lab["id"]),
+                  "steps": [{"step": s["step"], "title": xml_safe(s["title"]),
+                             "titles": {k: xml_safe(v) for k, v in s["titles"].items()}} for s in lab["steps"]]}
+                 for lab in columns],
+        "rows": rows.items,
+        "hosts": out_hosts,
+    }
+
+
+def _safe_texts(texts):
+    return xml_safe(texts) if isinstance(texts, str) else [xml_safe(t) for t in texts]
+
+
+def _script_json(value):
+    """JSON for a <script type="application/json">: no record text can end the element or open a
+    comment in it, because <, > and & are written as JSON escapes."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def pass_rates(hosts, columns):
+    """{(lab index, step index): (passed, graded)} over graded hosts whose lab result has the step."""
+    rates = {}
+    for li, lab in enumerate(columns):
+        for si, column in enumerate(lab["steps"]):
+            statuses = [s["status"] for h in hosts if h["state"] == "graded"
+                        for result in [h["labs"].get(lab["id"])] if result and not result["error"]
+                        for s in result["steps"] if s["step"] == column["step"]]
+            rates[(li, si)] = (statuses.count(PASS), len(statuses))
+    return rates
+
+
+def _row_facts(host, columns):
+    """Sorting and filtering attributes of a matrix row: severity, statuses present, non-passing steps."""
+    if host["state"] == "error":
+        return HOST_ERROR_RANK, "HOST", ""
+    statuses, not_passing = set(), []
+    for li, lab in enumerate(columns):
+        result = host["labs"].get(lab["id"])
+        if result is None:
+            continue
+        by_step = {s["step"]: s["status"] for s in result["steps"]}
+        for si, column in enumerate(lab["steps"]):
+            status = ERROR if result["error"] else by_step.get(column["step"])
+            if status is None:
+                continue
+            statuses.add(status)
+            if status != PASS:
+                not_passing.append(f"{li}-{si}")
+    return SEVERITY[worst(statuses)], " ".join(s for s in STATUSES if s in statuses), " ".join(not_passing)
+
+
+def _change_cell(change, lang):
+    if change is None:
+        return ""
+    kind = change["change"]
+    text = {"progressed": f"+{len(change['up'])}", "regressed": f"\u2212{len(change['down'])}",
+            "mixed": f"+{len(change['up'])} \u2212{len(change['down'])}", "unchanged": "=",
+            "new": "\u2022", "not_graded": "?", "carried": "\u00b7"}[kind]
+    tips = []
+    if change["up"]:
+        tips.append(label(lang, "c_progressed", up=", ".join(change["up"])))
+    if change["down"]:
+        tips.append(label(lang, "c_regressed", down=", ".join(change["down"])))
+    if not tips:
+        tips.append(label(lang, f"c_{kind}"))
+    return f'<td class="chg c-{kind}" title="{_e("; ".join(tips))}">{_e(text)}</td>'
+
+
+def build_html(hosts, generated_at, lang="en", title="", run=None, render_message=None, render_hint=None):
+    """The self-contained class report page (no external resources, every record value escaped).
+
+    The matrix is plain HTML; a cell's checks are rendered next to it by the page's script from
+    the JSON of `page_data`, with DOM text nodes only (never innerHTML)."""
     lang = lang if lang in LABELS else "en"
-    sym = SYMBOLS
     columns = lab_columns(hosts)
     counts = compute_counts(hosts)
-    details = []
+    previous = (run or {}).get("previous")
+    with_change = previous is not None
+    ncols = sum(max(1, len(lab["steps"])) for lab in columns)
 
-    head1 = f'<tr><th rowspan="2">{_l(lang, "learner")}</th>'
+    head1 = f'<tr><th class="corner" rowspan="2">{_l(lang, "learner")}</th>'
     head2 = "<tr>"
-    for lab in columns:
+    for li, lab in enumerate(columns):
         head1 += f'<th colspan="{max(1, len(lab["steps"]))}">{_e(lab["id"])}</th>'
         if not lab["steps"]:
             head2 += "<th></th>"
-        for step in lab["steps"]:
-            head2 += f'<th title="{_e(step["title"])}">{_e(step["step"])}</th>'
-    head1 += f'<th rowspan="2">{_l(lang, "score")}</th></tr>'
+        for si, step in enumerate(lab["steps"]):
+            head2 += f'<th data-st="{li}-{si}" title="{_e(step_title(step, lang))}">{_e(step["step"])}</th>'
+    head1 += f'<th rowspan="2">{_l(lang, "score")}</th>'
+    if with_change:
+        head1 += f'<th rowspan="2" {_title(lang, "change_tip", time=previous["generated_at"])}>\u0394</th>'
+    head1 += "</tr>"
     head2 += "</tr>"
-    ncols = sum(max(1, len(lab["steps"])) for lab in columns)
+    rates = pass_rates(hosts, columns)
+    rate_row = f'<tr class="rates"><th class="corner">{_l(lang, "pass_rate")}</th>'
+    for li, lab in enumerate(columns):
+        if not lab["steps"]:
+            rate_row += "<td></td>"
+        for si, _step in enumerate(lab["steps"]):
+            passed, graded = rates[(li, si)]
+            if not graded:
+                rate_row += "<td>\u2013</td>"
+                continue
+            percent = round(100 * passed / graded)
+            rate_row += (f'<td class="rate{" low" if percent < 50 else ""}" data-step="{li}-{si}"><button type="button" '
+                         f'{_title(lang, "pass_rate_tip", passed=passed, graded=graded)}>{percent}%</button></td>')
+    total = counts["total"]
+    rate_row += f'<td>{round(100 * counts[PASS] / total) if total else 0}%</td>'
+    if with_change:
+        progressed = sum(1 for h in hosts if (h.get("change") or {}).get("change") in ("progressed", "mixed"))
+        rate_row += f'<td class="chg c-progressed" {_title(lang, "f_progressed")}>+{progressed}</td>'
+    rate_row += "</tr>"
 
     body = []
     for hi, host in enumerate(hosts):
-        host_cell = (f'<th class="host" scope="row">{_e(host["host"])}'
-                     f'<span class="lang">{_e(host["lang"])}</span></th>')
+        change = host.get("change")
+        carried = (change or {}).get("change") == "carried"
+        sev, present, not_passing = _row_facts(host, columns)
+        score = host_score(host)
+        ratio = round(1000 * score["passed"] / score["total"]) if score["total"] else 0
+        attrs = (f' data-i="{hi}" data-name="{_e(host["host"])}" data-sev="{sev}" data-score="{ratio}"'
+                 f' data-has="{present}" data-fail="{not_passing}" data-chg="{(change or {}).get("change", "")}"'
+                 f' data-up="{len((change or {}).get("up", []))}"')
+        classes = " ".join(c for c in ("host-error" if host["state"] == "error" else "", "carried" if carried else "") if c)
+        host_cell = (f'<th class="host" scope="row">{_e(host["host"])}<span class="lang">{_e(host["lang"])}</span>'
+                     + (f'<span class="old" {_title(lang, "earlier", time=host["graded_at"])}>\u21ba</span>'
+                        if carried else "")
+                     + "</th>")
+        row = f'<tr{f" class={chr(34)}{classes}{chr(34)}" if classes else ""}{attrs}>{host_cell}'
         if host["state"] == "error":
             error = host["error"]
-            did = f"d-{hi}"
-            body.append(
-                f'<tr class="host-error">{host_cell}<td class="env-error" colspan="{ncols + 1}">'
-                f'<a href="#{did}"><span class="kind">{_l(lang, error["kind"])}</span>'
-                f'{_l(lang, "env_error")}: {_e(error["message"])}</a></td></tr>')
-            details.append(
-                f'<section class="detail" id="{did}"><h3>{_e(host["host"])} '
-                f'<span class="kind">{_e(error["kind"])}</span></h3><p>{_e(error["message"])}</p>'
-                f'<pre>{_e(json.dumps(error["details"], ensure_ascii=False, indent=2, sort_keys=True))}</pre>'
-                f'<p><a href="#matrix">{_l(lang, "back")}</a></p></section>')
+            row += (f'<td class="env-error" colspan="{ncols + 1}"><button type="button" class="c" data-c="{hi}">'
+                    f'<span class="kind">{_l(lang, error["kind"])}</span>{_l(lang, "env_error")}: '
+                    f'{_e(error["message"])}</button></td>')
+            body.append(row + _change_cell(change, lang) + "</tr>")
             continue
-        cells = []
         for li, lab in enumerate(columns):
             result = host["labs"].get(lab["id"])
             span = max(1, len(lab["steps"]))
             if result is None:
-                cells.append(f'<td class="cell s-none" colspan="{span}" title="{_e(LABELS[lang]["none"])}">'
-                             f'<span class="na">{_e(sym[None])}</span></td>')
+                row += f'<td class="s-none" colspan="{span}">{_e(SYMBOLS[None])}</td>'
                 continue
             if result["error"]:
-                did = f"d-{hi}-{li}"
-                cells.append(
-                    f'<td class="cell s-ERROR lab-error" colspan="{span}"><a href="#{did}">{_e(sym[ERROR])} '
-                    f'{_l(lang, "lab_error")}: {_e(result["error"]["message"])}</a></td>')
-                details.append(
-                    f'<section class="detail" id="{did}" lang="{_e(host["lang"])}"><h3>{_e(host["host"])} '
-                    f'&mdash; {_e(lab["id"])} <span class="kind">{_e(result["error"]["kind"])}</span></h3>'
-                    f'<p>{_e(result["error"]["message"])}</p>'
-                    f'<p><a href="#matrix">{_l(lang, "back")}</a></p></section>')
+                row += (f'<td class="s-ERROR lab-error" colspan="{span}"><button type="button" class="c" '
+                        f'data-c="{hi} {li}">{_e(SYMBOLS[ERROR])} {_l(lang, "lab_error")}: '
+                        f'{_e(result["error"]["message"])}</button></td>')
                 continue
             by_step = {s["step"]: s for s in result["steps"]}
-            for step_col in lab["steps"]:
-                step = by_step.get(step_col["step"])
+            up = set((change or {}).get("up", []))
+            for si, column in enumerate(lab["steps"]):
+                step = by_step.get(column["step"])
                 if step is None:
-                    cells.append(f'<td class="cell s-none" title="{_e(LABELS[lang]["none"])}">'
-                                 f'<span class="na">{_e(sym[None])}</span></td>')
+                    row += f'<td class="s-none">{_e(SYMBOLS[None])}</td>'
                     continue
-                did = f"d-{hi}-{li}-{step['step']}"
                 summary = step["summary"]
-                label = LABELS[lang][step["status"]]
-                tip = f"{lab['id']} {LABELS[lang]['step']} {step['step']}: {step['title']} \u2014 {label}"
-                cells.append(
-                    f'<td class="cell s-{step["status"]}"><a href="#{did}" title="{_e(tip)}">'
-                    f'{_e(sym[step["status"]])} {summary[PASS]}/{summary["total"]}</a></td>')
-                checks = (_check_rows(step["checks"], lang, sym) if step["checks"]
-                          else f'<p>{_l(lang, "no_checks")}</p>')
-                details.append(
-                    f'<section class="detail" id="{did}" lang="{_e(host["lang"])}"><h3>{_e(host["host"])} '
-                    f'&mdash; {_e(lab["id"])} &middot; {_l(lang, "step")} {_e(step["step"])}: '
-                    f'{_e(step["title"])} <span class="badge s-{step["status"]}">{_e(step["status"])}</span>'
-                    f'</h3>{checks}<p><a href="#matrix">{_l(lang, "back")}</a></p></section>')
-        score = host_score(host)
-        body.append(f'<tr>{host_cell}{"".join(cells)}<td class="score">'
-                    f'{score["passed"]}/{score["total"]}</td></tr>')
+                mark = " up" if f"{lab['id']}.{column['step']}" in up else ""
+                row += (f'<td class="s-{step["status"]}{mark}"><button type="button" class="c" data-c="{hi} {li} {si}">'
+                        f'{_e(SYMBOLS[step["status"]])} {summary[PASS]}/{summary["total"]}</button></td>')
+        row += f'<td class="score">{score["passed"]}/{score["total"]}</td>'
+        if with_change:
+            row += _change_cell(change, lang)
+        body.append(row + "</tr>")
     if not hosts:
         body.append(f'<tr><td colspan="{ncols + 2}">{_l(lang, "no_hosts")}</td></tr>')
 
     legend = "".join(
-        f'<li><span class="sw s-{key}">{_e(sym[key])}</span>{_l(lang, key)}</li>'
-        for key in STATUSES) + (f'<li><span class="sw s-none">{_e(sym[None])}</span>'
+        f'<li><span class="sw s-{key}">{_e(SYMBOLS[key])}</span>{_l(lang, key)}</li>'
+        for key in STATUSES) + (f'<li><span class="sw s-none">{_e(SYMBOLS[None])}</span>'
                                 f'{_l(lang, "none")}</li>')
     summary = (
         f'<ul class="summary"><li>{_l(lang, "hosts_graded")}: <b>{counts["hosts_graded"]}</b></li>'
         f'<li>{_l(lang, "hosts_in_error")}: <b>{counts["hosts_in_error"]}</b></li>'
         f'<li>{_l(lang, "checks")}: '
-        + " &middot; ".join(f'{_e(sym[s])} <b>{counts[s]}</b> <span data-i18n="{s}">{_e(LABELS[lang][s])}</span>'
-                            for s in STATUSES)
+        + " &middot; ".join(f'{_e(SYMBOLS[s])} <b>{counts[s]}</b> {_l(lang, s)}' for s in STATUSES)
         + "</li></ul>")
+    partial = ""
+    if run and run["scope"] == "partial":
+        graded = ", ".join(run["graded"])
+        text = (_l(lang, "partial", graded=graded, carried=len(run["carried"]), time=previous["generated_at"])
+                if previous else _l(lang, "partial_alone", graded=graded))
+        partial = f'<p class="partial">{text}</p>'
     options = "".join(f'<option value="{code}"{" selected" if code == lang else ""}>{name}</option>'
-                      for code, name in (("en", "English"), ("ja", "日本語"), ("ko", "한국어")))
-    labels_json = json.dumps(LABELS, ensure_ascii=False).replace("</", "<\\/")
+                      for code, name in LANGUAGE_NAMES.items())
+    show_options = "".join(f'<option value="{key}" data-i18n="{key}">{_e(label(lang, key))}</option>' for key in FILTERS)
+    sort_options = "".join(f'<option value="{key}" data-i18n="{key}">{_e(label(lang, key))}</option>' for key in SORTS)
+    step_options = f'<option value="" data-i18n="any_step">{_e(label(lang, "any_step"))}</option>' + "".join(
+        f'<option value="{li}-{si}">{_e(lab["id"])} {_e(step["step"])}</option>'
+        for li, lab in enumerate(columns) for si, step in enumerate(lab["steps"]))
+    data_json = _script_json(page_data(hosts, columns, render_message, render_hint))
+    labels_json = _script_json(LABELS)
     script_hash = base64.b64encode(hashlib.sha256(_JS.encode("utf-8")).digest()).decode("ascii")
     csp = (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{script_hash}'; "
            "img-src data:; base-uri 'none'; form-action 'none'")
@@ -886,19 +1378,25 @@ def build_html(hosts, generated_at, lang="en", title=""):
 <header><h1>{title_html}</h1>
 <span class="meta">{_l(lang, "generated")}: <time datetime="{_e(generated_at)}">{_e(generated_at)}</time></span>
 <label class="meta noprint">{_l(lang, "language")}: <select id="ui-lang">{options}</select></label>
-<label class="meta noprint"><input type="checkbox" id="show-all"> {_l(lang, "details")}</label>
+<a class="meta noprint" href="grades.csv" download>{_l(lang, "csv")}</a>
 </header>
-{summary}
+{partial}{summary}
 <ul class="legend" aria-label="legend">{legend}</ul>
-<p class="note noprint">{_l(lang, "click")}</p>
-<div class="wrap"><table class="matrix" id="matrix">
-<thead>{head1}{head2}</thead>
-<tbody>
-{chr(10).join(body)}
-</tbody></table></div>
-<div id="details">
-{chr(10).join(details)}
+<div class="toolbar noprint">
+<label>{_l(lang, "show")}: <select id="f-show">{show_options}</select></label>
+<label>{_l(lang, "failing_step")}: <select id="f-step">{step_options}</select></label>
+<label>{_l(lang, "sort")}: <select id="f-sort">{sort_options}</select></label>
+<label>{_l(lang, "search")}: <input type="search" id="f-name" autocomplete="off"></label>
+<span><span id="count">{len(hosts)} / {len(hosts)}</span> {_l(lang, "shown")}</span>
+<span class="note">{_l(lang, "click")}</span>
 </div>
+<table class="matrix" id="matrix">
+<thead>{head1}{head2}{rate_row}</thead>
+<tbody id="rows">
+{chr(10).join(body)}
+</tbody></table>
+<div id="pop" role="dialog" tabindex="-1" hidden></div>
+<script type="application/json" id="data">{data_json}</script>
 <script type="application/json" id="labels">{labels_json}</script>
 <script>{_JS}</script>
 </body>
@@ -907,7 +1405,48 @@ def build_html(hosts, generated_at, lang="en", title=""):
 
 
 # ---------------------------------------------------------------------------------------------
-# everything at once, and the one function that writes
+# grades.csv
+
+
+def _csv_cell(value):
+    """A CSV cell a spreadsheet shows as text: a leading = + - @ (a formula) gets a quote."""
+    text = xml_safe(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def build_csv(hosts):
+    """grades.csv: one row per learner for gradebooks and LMS imports (docs/report-format.md)."""
+    columns = lab_columns(hosts)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    step_ids = [(lab["id"], s["step"]) for lab in columns for s in lab["steps"]]
+    writer.writerow(["learner", "lang", "state", "error", "graded_at", "passed", "total", "percent"]
+                    + [f"{lab['id']} passed" for lab in columns] + [f"{lab['id']} total" for lab in columns]
+                    + [f"{lab_id} step {step}" for lab_id, step in step_ids])
+    for host in hosts:
+        score = host_score(host)
+        percent = f"{100 * score['passed'] / score['total']:.1f}" if score["total"] else ""
+        error = f"{kind_label(host['error']['kind'])}: {host['error']['message']}" if host["error"] else ""
+        statuses = step_statuses(host)
+        lab_scores = {lab_id: (lab["summary"][PASS], lab["summary"]["total"]) for lab_id, lab in host["labs"].items()}
+        writer.writerow(
+            [_csv_cell(host["host"]), host["lang"], host["state"], _csv_cell(error), host.get("graded_at", ""),
+             score["passed"], score["total"], percent]
+            + [lab_scores.get(lab["id"], ("", ""))[0] for lab in columns]
+            + [lab_scores.get(lab["id"], ("", ""))[1] for lab in columns]
+            + [ERROR if host["labs"].get(lab_id, {}).get("error") else statuses.get((lab_id, step), "")
+               for lab_id, step in step_ids])
+    return "\ufeff" + out.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------
+# learners/<host>.txt
+
+LEARNER_LABELS = {
+    "en": {"not_started": "not started", "same_cause": "same cause as step {step}"},
+    "ja": {"not_started": "未着手", "same_cause": "同じ原因: ステップ {step}"},
+    "ko": {"not_started": "시작 전", "same_cause": "같은 원인: 단계 {step}"},
+}
 
 
 def learner_file_name(host):
@@ -915,59 +1454,150 @@ def learner_file_name(host):
     return "learners/" + (re.sub(r"[^A-Za-z0-9._-]", "_", host).lstrip(".") or "_") + ".txt"
 
 
+def _evidence_lines(check, labels):
+    """expected/found lines a reader needs: none for null, none when the message already says it."""
+    lines = []
+    for key in ("expected", "found"):
+        value = check[key]
+        shown = show_value(value)
+        if value is None or re.search(rf"(?<!\w){re.escape(shown)}(?!\w)", check["message"]):
+            continue
+        lines.append(f"      {labels[key]}: {term_safe(shown)}")
+    return lines
+
+
+def _not_started_lines(lab, labels, symbols):
+    """A lab with nothing done yet: one line per step (its first reason), and where to start."""
+    lines, first_hint = [], ""
+    for step in lab["steps"]:
+        reasons = [c for c in step["checks"] if c["status"] != PASS]
+        reason = f" \u2014 {term_safe(reasons[0]['message'])}" if reasons else ""
+        lines.append(f"{symbols[step['status']]} {labels['step']} {step['step']}: {term_safe(step['title'])}{reason}")
+        first_hint = first_hint or next((c["hint"] for c in reasons if c["hint"]), "")
+        if first_hint and len(lines) == 1:
+            lines.append(f"      {labels['hint']}: {term_safe(first_hint)}")
+    return lines
+
+
+def _started_lines(lab, labels, symbols, lang):
+    """Every step with its outcome; each distinct problem once, each hint once."""
+    lines, seen, hints = [], {}, set()
+    for step in lab["steps"]:
+        lines.append(f"{symbols[step['status']]} {labels['step']} {step['step']}: {term_safe(step['title'])}")
+        problems = {}
+        for check in step["checks"]:
+            if check["status"] != PASS:
+                problems.setdefault((check["status"], check["message"]), []).append(check)
+        earlier = sorted({seen[key] for key in problems if key in seen})
+        for key, checks in problems.items():
+            if key in seen:
+                continue
+            seen[key] = step["step"]
+            first = checks[0]
+            times = f" (\u00d7{len(checks)})" if len(checks) > 1 else ""
+            lines.append(f"    {symbols[first['status']]} {term_safe(first['message'])}{times}")
+            lines += _evidence_lines(first, labels)
+            hint = next((c["hint"] for c in checks if c["hint"]), "")
+            if hint and hint not in hints:
+                hints.add(hint)
+                lines.append(f"      {labels['hint']}: {term_safe(hint)}")
+        if earlier and all(key in seen and seen[key] != step["step"] for key in problems):
+            same = ", ".join(str(n) for n in earlier)
+            lines.append(f"    {LEARNER_LABELS[lang]['same_cause'].format(step=same)}")
+    return lines
+
+
 def build_learner_text(host, generated_at):
-    """The report one learner reads: every step with its outcome, and for each check that did not
-    pass the message, expected and found values and the hint, in the learner's language."""
+    """The report one learner reads, in the learner's language: every step with its outcome; for
+    what did not pass, each distinct message once with the values it does not already say and its
+    hint once; a lab with nothing done yet gets one line per step."""
     lang = host["lang"] if host["lang"] in LABELS else "en"
     labels = LABELS[lang]
-    symbols = dict(zip((PASS, FAIL, PENDING, ERROR), "✓✗⋯!", strict=True))
-    lines = [f"{host['host']}  ({labels['generated']}: {generated_at})", ""]
+    symbols = SYMBOLS
+    lines = [f"{host['host']}  ({labels['graded_at']}: {host.get('graded_at') or generated_at})", ""]
     if host["state"] != "graded":
-        lines.append(f"! {labels['env_error']}: {term_safe(host['error']['message'])}")
+        error = host["error"]
+        lines.append(f"{symbols[ERROR]} {labels['env_error']}: {kind_label(error['kind'], lang)}: "
+                     f"{term_safe(error['message'])}")
         return "\n".join(lines) + "\n"
     for lab_id, lab in host["labs"].items():
-        passed = sum(1 for s in lab["steps"] for c in s["checks"] if c["status"] == PASS)
-        total = sum(len(s["checks"]) for s in lab["steps"])
-        lines.append(f"== {lab_id}  {passed}/{total}")
+        checks = [c for s in lab["steps"] for c in s["checks"]]
+        passed = sum(1 for c in checks if c["status"] == PASS)
+        not_started = not passed and any(c["status"] == FAIL for c in checks)
+        mark = f"  ({LEARNER_LABELS[lang]['not_started']})" if not_started else ""
+        lines.append(f"== {lab_id}  {passed}/{len(checks)}{mark}")
         if lab.get("error"):
-            lines.append(f"   ! {labels['lab_error']}: {term_safe(lab['error'].get('message', ''))}")
-        for step in lab["steps"]:
-            lines.append(f"{symbols.get(step['status'], '?')} {labels['step']} {step['step']}: {term_safe(step['title'])}")
-            for check in step["checks"]:
-                if check["status"] == PASS:
-                    continue
-                lines.append(f"    {symbols.get(check['status'], '?')} {term_safe(check['message'])}")
-                lines.append(f"      {labels['expected']}: {term_safe(show_value(check['expected']))}")
-                lines.append(f"      {labels['found']}: {term_safe(show_value(check['found']))}")
-                if check.get("hint"):
-                    lines.append(f"      {labels['hint']}: {term_safe(check['hint'])}")
+            lines.append(f"   {symbols[ERROR]} {labels['lab_error']}: {kind_label(lab['error']['kind'], lang)}: "
+                         f"{term_safe(lab['error'].get('message', ''))}")
+        lines += (_not_started_lines(lab, labels, symbols) if not_started
+                  else _started_lines(lab, labels, symbols, lang))
         lines.append("")
     return "\n".join(lines)
 
 
-def build_report(records, hosts=None, lang="en", now=None, report_dir="", ascii_only=False, title=""):
-    """All report contents for one run, as strings and summaries (nothing is written)."""
+# ---------------------------------------------------------------------------------------------
+# everything at once, the reader of the previous run and the one function that writes
+
+
+def build_report(records, hosts=None, lang="en", now=None, report_dir="", ascii_only=False, title="",
+                 class_hosts=None, previous=None):
+    """All report contents for one run, as strings and summaries (nothing is written).
+
+    `report_dir`: where the files will be written; "" in check mode (the matrix says so).
+    `class_hosts`: every host of the class; a run that grades fewer is partial and is merged into
+    `previous` (from read_previous: the class view `latest` showed before this run).
+    """
     now = now or datetime.datetime.now(UTC)
     generated_at = iso_utc(now)
-    normalized = normalize_records(records, hosts)
-    grades = build_grades(normalized, generated_at, lang)
+    graded = normalize_records(records, hosts)
+    for host in graded:
+        host["graded_at"] = generated_at
+    graded_names = [str(h) for h in hosts or []] or [h["host"] for h in graded]
+    merged, run = plan_run(graded, previous, class_hosts, graded_names)
+    attach_changes(merged, previous, set(run["carried"]))
+    grades = build_grades(merged, generated_at, lang, run)
     index_path = os.path.join(report_dir, "index.html") if report_dir else ""
     return {
         "generated_at": generated_at,
-        "hosts": normalized,
+        "hosts": merged,
         "grades": grades,
+        "run": run,
         "contents": {
             "grades.json": grades_json(grades),
-            "junit.xml": build_junit(normalized, generated_at),
-            "index.html": build_html(normalized, generated_at, lang, title),
-            **{learner_file_name(h["host"]): build_learner_text(h, generated_at) for h in normalized},
+            "grades.csv": build_csv(merged),
+            "junit.xml": build_junit(merged, generated_at),
+            "index.html": build_html(merged, generated_at, lang, title, run),
+            **{learner_file_name(h["host"]): build_learner_text(h, generated_at) for h in merged},
         },
-        "matrix": build_matrix(normalized, index_path, ascii_only, generated_at),
+        "matrix": build_matrix(merged, index_path, ascii_only, generated_at, run=run),
         "counts": grades["counts"],
-        "hosts_in_error": [e["host"] for e in host_errors(normalized)],
-        "host_errors": host_errors(normalized),
-        "learner_failures": learner_failures(normalized),
+        "hosts_in_error": [e["host"] for e in host_errors(merged)],
+        "host_errors": host_errors(merged),
+        "learner_failures": learner_failures(merged),
+        "changes": {h["host"]: h["change"] for h in merged if h.get("change")},
     }
+
+
+def read_previous(output_dir):
+    """(previous, warnings): the class view `<output_dir>/latest` shows before this run.
+
+    `previous` is {"report": folder name, "generated_at", "hosts"} or None when there is no
+    earlier run or it cannot be read (then a warning says why; this run is reported on its own).
+    """
+    latest = os.path.join(output_dir, LATEST)
+    path = os.path.join(latest, "grades.json")
+    if not os.path.exists(path):  # the first run, or `latest` is not one of our reports
+        return None, []
+    try:
+        if os.path.getsize(path) > PREVIOUS_MAX_BYTES:
+            return None, [f"{path} is larger than {PREVIOUS_MAX_BYTES} bytes; not compared with this run"]
+        with open(path, encoding="utf-8") as handle:
+            grades = json.load(handle)
+        hosts = hosts_from_grades(grades)
+    except (OSError, ValueError) as exc:
+        return None, [f"the previous report {path} cannot be read ({exc}); not compared with this run"]
+    report = os.path.basename(os.path.realpath(latest))
+    return {"report": report, "generated_at": _text(grades.get("generated_at")), "hosts": hosts}, []
 
 
 def plan_report_dir(output_dir, now):
@@ -995,7 +1625,7 @@ def write_report(report_dir, contents):
     for name, text in contents.items():  # the class files and learners/<host>.txt
         path = os.path.join(report_dir, name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        with open(path, "w", encoding="utf-8", newline="\n" if not name.endswith(".csv") else "") as handle:
             handle.write(text)
     warnings = []
     latest = os.path.join(output_dir, LATEST)

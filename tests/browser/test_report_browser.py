@@ -1,0 +1,161 @@
+"""index.html in a real headless Chromium (DevTools protocol over a pipe): layout at 1280 px for
+2 labs x 8 steps, a header that stays visible, details next to the cell in either language,
+filters, and not one network request. Screenshots go to $LAB_SCREENSHOTS_DIR when it is set
+(docs/screenshots/ holds the committed ones)."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import shutil
+
+import pytest
+from ansible.module_utils.labgrader import report
+from cdp import Browser, find_chromium
+from report_sample import NOW, earlier_run, synthetic_class
+
+CHROMIUM = find_chromium()
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="no Chromium (chromium, chromium-browser or $CHROMIUM); tests/browser/ensure-chromium installs Debian's")
+EARLIER = NOW - datetime.timedelta(days=1)
+WIDTH, HEIGHT = 1280, 900
+CLASSES = {8: {"error_every": 7, "lab_error_every": 5}, 200: {}}
+VISIBLE_ROWS = "[].filter.call(document.querySelectorAll('#rows tr'),function(r){return !r.hidden})"
+
+
+def write_class(out, learners):
+    """The report of a class graded twice (so it shows progress), written as grade_report does."""
+    records = synthetic_class(learners, **CLASSES[learners])
+    before = report.build_report(earlier_run(records), now=EARLIER)
+    previous = {"report": "20261129T051200Z", "generated_at": before["generated_at"],
+                "hosts": report.hosts_from_grades(json.loads(before["contents"]["grades.json"]))}
+    built = report.build_report(records, now=NOW, report_dir=str(out), previous=previous)
+    report.write_report(str(out), built["contents"])
+    return built
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    chrome = Browser(CHROMIUM, tmp_path_factory.mktemp("profile"))
+    try:
+        chrome.open_page(WIDTH, HEIGHT)
+        yield chrome
+    finally:
+        chrome.close()
+
+
+def save(browser, tmp_path, name):
+    path = tmp_path / name
+    browser.screenshot(path)
+    if os.environ.get("LAB_SCREENSHOTS_DIR"):
+        shutil.copy(path, os.path.join(os.environ["LAB_SCREENSHOTS_DIR"], name))
+
+
+def box(browser, selector):
+    return browser.evaluate(f"(function(){{var r=document.querySelector({json.dumps(selector)}).getBoundingClientRect();"
+                            "return {left:r.left,top:r.top,right:r.right,bottom:r.bottom,width:r.width,height:r.height};})()")
+
+
+def click(browser, selector):
+    rect = box(browser, selector)
+    browser.click(rect["left"] + rect["width"] / 2, rect["top"] + rect["height"] / 2)
+    return rect
+
+
+@pytest.mark.parametrize("learners", [8, 200])
+def test_class_report_layout_details_and_no_network(browser, tmp_path, learners):
+    out = tmp_path / "reports" / "20261130T051200Z"
+    built = write_class(out, learners)
+    page = (out / "index.html").as_uri()
+    seconds = browser.navigate(page)
+    print(f"{learners} learners: index.html {os.path.getsize(out / 'index.html')} bytes, loaded in {seconds:.2f} s")
+    assert browser.evaluate("document.querySelectorAll('#rows tr').length") == learners
+
+    # 16 step columns fit in 1280 px: no horizontal scroll
+    assert browser.evaluate("document.querySelectorAll('th[data-st]').length") == 16
+    assert browser.evaluate("document.documentElement.scrollWidth") <= WIDTH
+    save(browser, tmp_path, f"report-{learners}.png")
+
+    # details next to the cell: a FAIL cell of a learner whose language is not the page's
+    cell = "tr[data-name='learner002'] td.s-FAIL button"
+    browser.evaluate("window.scrollTo(0, 0)")
+    rect = click(browser, cell)
+    pop = box(browser, "#pop")
+    assert browser.evaluate("!document.getElementById('pop').hidden")
+    assert 0 <= pop["top"] - rect["bottom"] <= 8 or 0 <= rect["top"] - pop["bottom"] <= 8  # just below or above
+    assert pop["left"] <= rect["right"] and pop["right"] >= rect["left"]  # overlaps the cell's column
+    assert pop["right"] <= WIDTH
+    text = browser.evaluate("document.getElementById('pop').innerText")
+    assert "learner002" in text and "\u6b63\u3057\u304f" not in text
+    assert "\uae30\ub300\uac12" in text  # learner002 is Korean: "기대값" (expected) in its messages
+    # the same details in the page's language (English), rendered from message_key + params
+    browser.evaluate("var s=document.querySelector('#pop select');s.value='page';s.dispatchEvent(new Event('change'))")
+    english = browser.evaluate("document.getElementById('pop').innerText")
+    assert ": expected 1, found" in english and "\uae30\ub300\uac12" not in english
+    if learners == 8:
+        save(browser, tmp_path, "report-8-details.png")
+    browser.evaluate("var s=document.querySelector('#pop select');s.value='learner';s.dispatchEvent(new Event('change'))")
+
+    # Esc closes the details and gives the focus back to the cell, without scrolling
+    scroll_before = browser.evaluate("window.scrollY")
+    browser.key("Escape", "Escape")
+    assert browser.evaluate("document.getElementById('pop').hidden")
+    assert browser.evaluate(f"document.activeElement === document.querySelector({json.dumps(cell)})")
+    assert browser.evaluate("window.scrollY") == scroll_before
+
+    # errors first; then only the learners who could not be graded or have a grader error
+    in_error = built["counts"]["hosts_in_error"] + sum(
+        1 for h in built["hosts"] if any(lab["error"] for lab in h["labs"].values()))
+    browser.evaluate("var s=document.getElementById('f-sort');s.value='s_errors';s.dispatchEvent(new Event('change'))")
+    assert browser.evaluate("document.querySelector('#rows tr').getAttribute('data-sev')") == "4"
+    browser.evaluate("var s=document.getElementById('f-show');s.value='f_errors';s.dispatchEvent(new Event('change'))")
+    assert browser.evaluate(VISIBLE_ROWS + ".length") == in_error
+    browser.evaluate("var s=document.getElementById('f-show');s.value='f_all';s.dispatchEvent(new Event('change'))")
+    # a pass-rate cell filters the learners who do not pass that step
+    click(browser, "td.rate[data-step='0-2'] button")
+    shown = browser.evaluate(VISIBLE_ROWS + ".map(function(r){return r.getAttribute('data-fail')})")
+    assert shown and all("0-2" in fails.split() for fails in shown)
+    click(browser, "td.rate[data-step='0-2'] button")
+    browser.evaluate("var s=document.getElementById('f-sort');s.value='s_name';s.dispatchEvent(new Event('change'))")
+
+    if learners == 200:
+        # the header (lab, step and pass-rate rows) stays visible after scrolling down
+        browser.evaluate("window.scrollTo(0, 2500)")
+        assert browser.evaluate("window.scrollY") >= 2000
+        head = box(browser, "#matrix thead")
+        assert abs(head["top"]) <= 1 and head["height"] > 40
+        assert browser.evaluate(
+            f"document.getElementById('matrix').tHead.contains(document.elementFromPoint(300, {head['height'] / 2}))")
+        # details of a cell far down the page open next to it, in view
+        cell_down = "tr[data-name='learner120'] td.s-FAIL button"
+        rect = click(browser, cell_down)
+        pop = box(browser, "#pop")
+        assert 0 <= rect["top"] <= HEIGHT and (0 <= pop["top"] - rect["bottom"] <= 8 or 0 <= rect["top"] - pop["bottom"] <= 8)
+        save(browser, tmp_path, "report-200-scrolled.png")
+        browser.key("Escape", "Escape")
+
+    # not one network request: the page itself is the only URL loaded
+    browser.evaluate("1")
+    assert set(browser.requests()) == {page}, browser.requests()
+
+
+def test_markup_in_records_requests_nothing(browser, tmp_path):
+    """Record values that would load resources if they reached the DOM as markup stay text."""
+    records = synthetic_class(3)
+    lure = '<img src="http://127.0.0.1:9/x.png"><script src="http://127.0.0.1:9/x.js"></script>'
+    step = records[1]["labs"]["capa-src"]["steps"][7]
+    step["checks"][0].update(message=lure, found=lure, hint=lure, message_key="", hint_key="")
+    records[2]["error"] = None
+    out = tmp_path / "r"
+    built = report.build_report(records, now=NOW, report_dir=str(out))
+    report.write_report(str(out), built["contents"])
+    page = (out / "index.html").as_uri()
+    browser.navigate(page)
+    click(browser, "tr[data-name='learner002'] td[class^='s-'] button[data-c='1 0 7']")
+    assert lure in browser.evaluate("document.getElementById('pop').innerText")
+    assert browser.evaluate("document.querySelectorAll('#pop img, #pop script').length") == 0
+    browser.key("Escape", "Escape")
+    browser.evaluate("1")
+    assert set(browser.requests()) == {page}, browser.requests()
