@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import fcntl
 import json
 import os
 import select
@@ -32,8 +33,10 @@ class Browser:
         self._from_child, from_child_w = os.pipe()
         # The child gets our pipe ends as fds 3 (its input) and 4 (its output).
         def child_fds():
-            os.dup2(to_child_r, 3)
-            os.dup2(from_child_w, 4)
+            # move both out of the way first: either may itself be fd 3 or 4
+            high_r, high_w = fcntl.fcntl(to_child_r, fcntl.F_DUPFD, 10), fcntl.fcntl(from_child_w, fcntl.F_DUPFD, 10)
+            os.dup2(high_r, 3)
+            os.dup2(high_w, 4)
         self.process = subprocess.Popen(
             [binary, "--headless", "--remote-debugging-pipe", "--no-sandbox", "--disable-gpu",
              "--no-first-run", "--no-default-browser-check", "--disable-extensions",

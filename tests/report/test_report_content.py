@@ -387,7 +387,7 @@ def test_translations_only_when_the_catalogue_reproduces_the_learners_text():
     def render(key, params, lang):
         return texts[lang]
 
-    def hint(key, lang):
+    def hint(key, lang, params):
         return "hint " + lang
 
     chk = {"message_key": "k", "params": {}, "message": "v は 3 です", "hint": "hint ja", "hint_key": "h"}
@@ -447,6 +447,86 @@ def test_error_kind_has_one_wording_everywhere():
     assert "環境の異常: api down" in built["contents"]["learners/h.txt"]
     assert "environment unhealthy: api down" in built["contents"]["grades.csv"]
     assert ' health' not in built["matrix"] and "health:" not in built["contents"]["grades.csv"]
+
+
+# --- history ---------------------------------------------------------------------------------
+
+
+def test_grades_json_reads_back_as_the_same_hosts():
+    built = build()
+    back = report.hosts_from_grades(json.loads(built["contents"]["grades.json"]))
+    for host in built["hosts"]:
+        host.pop("change")
+    assert back == built["hosts"]
+
+
+@pytest.mark.parametrize("grades, message", [
+    ([], "not a lab-grades/v1 report"),
+    ({"schema": "lab-grades/v0"}, "not a lab-grades/v1 report"),
+    ({"schema": "lab-grades/v1", "hosts": {}}, "the report has no 'hosts' and 'records' lists"),
+    ({"schema": "lab-grades/v1", "hosts": [{}], "records": []}, "a host entry has no name: {}"),
+    ({"schema": "lab-grades/v1", "hosts": [], "records": [3]}, "a check record is not a mapping: 3"),
+    ({"schema": "lab-grades/v1", "hosts": [{"host": "a", "state": "graded", "labs": {"x": {}}}], "records": []},
+     "a: lab x has no steps"),
+])
+def test_unreadable_previous_reports_say_why(grades, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        report.hosts_from_grades(grades)
+
+
+def test_compare_hosts():
+    def host(step2="PASS", state="graded"):
+        (h,) = report.normalize_records([record("a", "en", {"capa-src": capa(step2=[check("capa-src", 2, "x", step2)])})]
+                                        if state == "graded" else [{"host": "a", "state": "error",
+                                                                    "error": {"kind": "health", "message": "m"}}])
+        h["graded_at"] = "T0"
+        return h
+    assert report.compare_hosts(host(), host("FAIL")) == {
+        "change": "progressed", "since": "T0", "up": ["capa-src.2"], "down": [], "passed_delta": 1}
+    assert report.compare_hosts(host("PENDING"), host())["change"] == "regressed"
+    assert report.compare_hosts(host(), host())["change"] == "unchanged"
+    assert report.compare_hosts(host(), None)["change"] == "new"
+    assert report.compare_hosts(host(), host(state="error"))["change"] == "new"
+    assert report.compare_hosts(host(state="error"), host())["change"] == "not_graded"
+
+
+# --- grades.csv ------------------------------------------------------------------------------
+
+
+def csv_rows(records=None):
+    import csv
+    import io
+    text = build(records)["contents"]["grades.csv"]
+    assert text.startswith("\ufeff")  # so spreadsheet programs read UTF-8 (names, ja/ko messages)
+    return list(csv.reader(io.StringIO(text[1:])))
+
+
+def test_csv_one_row_per_learner_with_step_status_and_points():
+    rows = csv_rows()
+    assert rows[0] == ["learner", "lang", "state", "error", "graded_at", "passed", "total", "percent",
+                       "capa-src passed", "cgoa-ci passed", "capa-src total", "cgoa-ci total",
+                       "capa-src step 1", "capa-src step 1 passed", "capa-src step 2", "capa-src step 2 passed",
+                       "capa-src step 3", "capa-src step 3 passed", "cgoa-ci step 1", "cgoa-ci step 1 passed",
+                       "cgoa-ci step 2", "cgoa-ci step 2 passed"]
+    assert [r[0] for r in rows[1:]] == ["learner01", "learner02", "learner03", "learner04", "learner10"]
+    assert rows[2] == ["learner02", "ja", "graded", "", GENERATED_AT, "6", "8", "75.0", "3", "3", "5", "3",
+                       "PASS", "2", "FAIL", "1", "PENDING", "0", "PASS", "1", "PASS", "2"]
+    assert rows[3][:8] == ["learner03", "en", "error", "unreachable: ssh: connect to host 10.0.0.3 port 22: timed out",
+                           GENERATED_AT, "0", "0", ""]
+    assert rows[3][8:] == [""] * 14
+    assert rows[5][-4:] == ["", "", "", ""]  # learner10: cgoa-ci not graded
+
+
+def test_csv_cells_never_start_a_formula():
+    records = [record("=HYPERLINK(\"http://x\")", "en", {"capa-src": {"failed": True, "msg": "boom"},
+                                                          "cgoa-ci": cgoa()}),
+               {"host": "@SUM(A1)", "state": "error", "error": {"kind": "grader", "message": "-1+1"}},
+               record("k", "en", {"capa-src": capa()})]
+    rows = csv_rows(records)
+    assert [r[0] for r in rows[1:]] == ["'=HYPERLINK(\"http://x\")", "'@SUM(A1)", "k"]
+    assert rows[1][3] == "capa-src: grader error: the grading module failed: boom"
+    assert rows[1][12:18] == ["ERROR", "0", "ERROR", "0", "ERROR", "0"]  # the lab in error, step by step
+    assert rows[2][3] == "grader error: -1+1"
 
 
 # --- terminal matrix ------------------------------------------------------------------------

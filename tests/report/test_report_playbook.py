@@ -89,12 +89,12 @@ def test_playbook_writes_the_report_and_prints_the_matrix(tmp_path):
     assert proc.returncode == 4, out + proc.stderr
 
     # --check: nothing is written and no report path is printed
-    checked = subprocess.run(command + ["--check", "-l", "learner02"], cwd=REPO_ROOT, env=env, capture_output=True,
+    checked = subprocess.run([*command, "--check", "-l", "learner02"], cwd=REPO_ROOT, env=env, capture_output=True,
                              text=True, timeout=300, check=False)
     assert "\nreport: not written (check mode)\n" in checked.stdout, checked.stdout + checked.stderr
     assert len(os.listdir(tmp_path / "reports")) == 2  # one report folder and latest
     # -l learner02: merged into the class view, which latest keeps showing
-    partial = subprocess.run(command + ["-l", "learner02"], cwd=REPO_ROOT, env=env, capture_output=True,
+    partial = subprocess.run([*command, "-l", "learner02"], cwd=REPO_ROOT, env=env, capture_output=True,
                              text=True, timeout=300, check=False)
     assert "\npartial run: graded learner02; latest shows the class view merged with it\n" in partial.stdout, (
         partial.stdout + partial.stderr)

@@ -25,6 +25,7 @@ import unicodedata
 import xml.etree.ElementTree as ET
 
 from ansible.module_utils.labgrader import i18n
+from ansible.module_utils.labgrader import labs as _labs  # noqa: F401 (registers every lab's messages in i18n)
 from ansible.module_utils.labgrader.vocabulary import (
     ASCII_SYMBOLS,
     ERROR,
@@ -1021,7 +1022,7 @@ fName.addEventListener('input',apply);
 $('ui-lang').addEventListener('change',function(){setLang(this.value);});
 function pick(v,h){if(typeof v==='string')return [v,mode==='page'&&h.l!==ui];
 var i=D.langs.indexOf(mode==='page'?ui:h.l);return [v[i<0?0:i],false];}
-function shown(v){return typeof v==='string'?v:JSON.stringify(v);}
+function worstFirst(ids){return ids.slice().sort(function(a,b){return D.sev[D.rows[b][1]]-D.sev[D.rows[a][1]];});}
 var pop=$('pop');
 function show(b){var p=b.getAttribute('data-c').split(' ').map(Number),h=D.hosts[p[0]];
 pop.textContent='';var x=el('button','x','\u00d7');x.type='button';x.title=t('close');
@@ -1045,7 +1046,7 @@ var tb=el('table','checks'),cg=el('colgroup');[11,17,30,13,13,16].forEach(functi
 c.style.width=w+'%';cg.appendChild(c);});tb.appendChild(cg);var tr=el('tr');
 ['status','check','message','expected','found','hint'].forEach(function(k){tr.appendChild(el('th',null,t(k)));});
 var th=el('thead');th.appendChild(tr);tb.appendChild(th);var body=el('tbody'),last='';
-step[1].forEach(function(ri){var r=D.rows[ri],row=el('tr'),m=pick(r[2],h),hi=pick(r[5],h);
+worstFirst(step[1]).forEach(function(ri){var r=D.rows[ri],row=el('tr'),m=pick(r[2],h),hi=pick(r[5],h);
 row.appendChild(el('td','s-'+r[1],D.sym[r[1]]+' '+r[1]));var cc=el('td');cc.appendChild(el('code',null,r[0]));
 row.appendChild(cc);row.appendChild(el('td',null,m[0]+(m[1]?' '+t('untranslated'):'')));
 [r[3],r[4]].forEach(function(v){var c=el('td');c.appendChild(el('pre',null,v));row.appendChild(c);});
@@ -1109,7 +1110,7 @@ def translations(check, host_lang, render_message=None, render_hint=None):
                                  check["message"])
     hint = check["hint"]
     if check["hint"] and check.get("hint_key"):
-        hint = every_language(lambda lang: render_hint(check["hint_key"], lang), check["hint"])
+        hint = every_language(lambda lang: render_hint(check["hint_key"], lang, check["params"]), check["hint"])
     return message, hint
 
 
@@ -1168,6 +1169,7 @@ def page_data(hosts, columns, render_message=None, render_hint=None):
     return {
         "langs": list(LANGUAGES),
         "sym": {status: SYMBOLS[status] for status in STATUSES},
+        "sev": SEVERITY,
         "labs": [{"id": xml_safe(lab["id"]),
                   "steps": [{"step": s["step"], "title": xml_safe(s["title"]),
                              "titles": {k: xml_safe(v) for k, v in s["titles"].items()}} for s in lab["steps"]]}
@@ -1414,6 +1416,13 @@ def _csv_cell(value):
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
+def _csv_step(host, step, lab_id):
+    """(status, checks passed) of one step; ERROR for a lab in error, blanks when not graded."""
+    if lab_id in host["labs"] and host["labs"][lab_id]["error"]:
+        return ERROR, 0
+    return (step["status"], step["summary"][PASS]) if step else ("", "")
+
+
 def build_csv(hosts):
     """grades.csv: one row per learner for gradebooks and LMS imports (docs/report-format.md)."""
     columns = lab_columns(hosts)
@@ -1422,20 +1431,21 @@ def build_csv(hosts):
     step_ids = [(lab["id"], s["step"]) for lab in columns for s in lab["steps"]]
     writer.writerow(["learner", "lang", "state", "error", "graded_at", "passed", "total", "percent"]
                     + [f"{lab['id']} passed" for lab in columns] + [f"{lab['id']} total" for lab in columns]
-                    + [f"{lab_id} step {step}" for lab_id, step in step_ids])
+                    + [f"{lab_id} step {step}{suffix}" for lab_id, step in step_ids for suffix in ("", " passed")])
     for host in hosts:
         score = host_score(host)
         percent = f"{100 * score['passed'] / score['total']:.1f}" if score["total"] else ""
-        error = f"{kind_label(host['error']['kind'])}: {host['error']['message']}" if host["error"] else ""
-        statuses = step_statuses(host)
+        errors = ([f"{kind_label(host['error']['kind'])}: {host['error']['message']}"] if host["error"] else []) + [
+            f"{lab_id}: {kind_label(lab['error']['kind'])}: {lab['error']['message']}"
+            for lab_id, lab in host["labs"].items() if lab["error"]]
+        steps = {(lab_id, s["step"]): s for lab_id, lab in host["labs"].items() for s in lab["steps"]}
         lab_scores = {lab_id: (lab["summary"][PASS], lab["summary"]["total"]) for lab_id, lab in host["labs"].items()}
         writer.writerow(
-            [_csv_cell(host["host"]), host["lang"], host["state"], _csv_cell(error), host.get("graded_at", ""),
+            [_csv_cell(host["host"]), host["lang"], host["state"], _csv_cell("; ".join(errors)), host.get("graded_at", ""),
              score["passed"], score["total"], percent]
             + [lab_scores.get(lab["id"], ("", ""))[0] for lab in columns]
             + [lab_scores.get(lab["id"], ("", ""))[1] for lab in columns]
-            + [ERROR if host["labs"].get(lab_id, {}).get("error") else statuses.get((lab_id, step), "")
-               for lab_id, step in step_ids])
+            + [value for key in step_ids for value in _csv_step(host, steps.get(key), key[0])])
     return "\ufeff" + out.getvalue()
 
 
