@@ -965,7 +965,7 @@ width:min(46rem,calc(100vw - 2rem))}
 #pop h3{margin:.1rem 2rem .4rem 0;font-size:1rem}
 #pop .x{position:absolute;top:.3rem;right:.4rem;font:inherit;font-size:1.1rem;cursor:pointer;
 border:1px solid var(--line);background:#fff;border-radius:4px;line-height:1;padding:.1rem .4rem}
-#pop .meta{margin:.2rem 0 .4rem}
+#pop .meta{margin:.2rem 0 .4rem}#pop .mlang{margin-left:1.2rem}
 table.checks{border-collapse:collapse;width:100%;font-size:.82rem;table-layout:fixed}
 table.checks th,table.checks td{border:1px solid var(--line);padding:.25rem .35rem;text-align:left;
 vertical-align:top;overflow-wrap:anywhere}
@@ -1029,7 +1029,7 @@ pop.textContent='';var x=el('button','x','\u00d7');x.type='button';x.title=t('cl
 x.addEventListener('click',close);pop.appendChild(x);
 var head=el('h3');head.appendChild(document.createTextNode(h.n+' '));pop.appendChild(head);
 var meta=el('p','meta');meta.appendChild(document.createTextNode(t('graded_at')+': '+h.g+'  '));
-if(h.l!==ui){var ls=el('label');ls.appendChild(document.createTextNode(t('msg_lang')+': '));
+if(h.l!==ui){var ls=el('label','mlang');ls.appendChild(document.createTextNode(t('msg_lang')+': '));
 var sel=el('select');[['learner',t('msg_learner')+' ('+h.l+')'],['page',t('msg_page')+' ('+ui+')']].forEach(function(o){
 var op=el('option',null,o[1]);op.value=o[0];op.selected=o[0]===mode;sel.appendChild(op);});
 sel.addEventListener('change',function(){mode=sel.value;show(b);});ls.appendChild(sel);meta.appendChild(ls);}
