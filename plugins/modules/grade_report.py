@@ -173,7 +173,9 @@ matrix:
   returned: always
   type: str
 hosts_in_error:
-  description: Names of the hosts that could not be graded (environment or grader errors).
+  description:
+    - Names of the hosts this run could not grade (environment or grader errors); hosts a partial
+      run carried over are not counted here (nor in RV(host_errors) and RV(learner_failures)).
   returned: always
   type: list
   elements: str

@@ -205,6 +205,8 @@ def test_partial_run_is_merged_into_the_class_view(tmp_path, capsys, monkeypatch
     assert by_host["learner04"]["graded_at"] == "2026-11-30T05:12:00Z"  # carried over, with its own time
     assert by_host["learner04"]["change"]["change"] == "carried"
     assert by_host["learner03"]["state"] == "error"
+    # the outcome of this run is about learner02 only: learner03's old error does not fail it
+    assert (result["hosts_in_error"], result["learner_failures"]) == ([], False)
     assert len(grades["records"]) == 29  # learner02: 8 checks before and after
     # the carried learners keep their checks and their own text
     assert "learner04  (Graded: 2026-11-30T05:12:00Z)" in (out / "latest" / "learners" / "learner04.txt").read_text(

@@ -1566,6 +1566,7 @@ def build_report(records, hosts=None, lang="en", now=None, report_dir="", ascii_
     merged, run = plan_run(graded, previous, class_hosts, graded_names)
     attach_changes(merged, previous, set(run["carried"]))
     grades = build_grades(merged, generated_at, lang, run)
+    this_run = [h for h in merged if h["host"] not in run["carried"]]  # what the run's outcome is about
     index_path = os.path.join(report_dir, "index.html") if report_dir else ""
     return {
         "generated_at": generated_at,
@@ -1581,9 +1582,9 @@ def build_report(records, hosts=None, lang="en", now=None, report_dir="", ascii_
         },
         "matrix": build_matrix(merged, index_path, ascii_only, generated_at, run=run),
         "counts": grades["counts"],
-        "hosts_in_error": [e["host"] for e in host_errors(merged)],
-        "host_errors": host_errors(merged),
-        "learner_failures": learner_failures(merged),
+        "hosts_in_error": [e["host"] for e in host_errors(this_run)],
+        "host_errors": host_errors(this_run),
+        "learner_failures": learner_failures(this_run),
         "changes": {h["host"]: h["change"] for h in merged if h.get("change")},
     }
 
