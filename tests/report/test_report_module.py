@@ -88,10 +88,15 @@ def test_second_run_in_the_same_second_and_latest_replaced(tmp_path, capsys):
     assert sorted(os.listdir(out)) == [STAMP, f"{STAMP}-2", "latest"]
 
 
-def test_latest_that_is_a_directory_gives_a_warning(tmp_path, capsys, monkeypatch):
-    # (recorded here: once the controller's Display is imported, module warnings go to it)
-    warnings = []
-    monkeypatch.setattr(grade_report.AnsibleModule, "warn", lambda self, msg: warnings.append(msg))
+@pytest.fixture
+def warnings(monkeypatch):
+    """The module's warnings (recorded here: once the controller's Display is imported, they go to it)."""
+    recorded = []
+    monkeypatch.setattr(grade_report.AnsibleModule, "warn", lambda self, msg: recorded.append(msg))
+    return recorded
+
+
+def test_latest_that_is_a_directory_gives_a_warning(tmp_path, capsys, warnings):
     out = tmp_path / "reports"
     (out / "latest").mkdir(parents=True)
     (out / "latest" / "keep").write_text("x")
@@ -224,9 +229,7 @@ def test_partial_run_without_an_earlier_class_view(tmp_path, capsys, monkeypatch
     assert "partial run: graded learner02; no earlier class view to merge into" in result["matrix"]
 
 
-def test_unreadable_previous_report_gives_a_warning(tmp_path, capsys, monkeypatch):
-    warnings = []
-    monkeypatch.setattr(grade_report.AnsibleModule, "warn", lambda self, msg: warnings.append(msg))
+def test_unreadable_previous_report_gives_a_warning(tmp_path, capsys, monkeypatch, warnings):
     out = tmp_path / "reports"
     (out / "old").mkdir(parents=True)
     (out / "old" / "grades.json").write_text("{not json")
