@@ -103,3 +103,12 @@ def test_documentation_and_class_attributes():
     assert doc["name"] == "grade_matrix" and doc["type"] == "aggregate"
     cls = grade_matrix.CallbackModule
     assert (cls.CALLBACK_NAME, cls.CALLBACK_TYPE, cls.CALLBACK_NEEDS_ENABLED) == ("grade_matrix", "aggregate", True)
+
+
+def test_symbols_and_colours_come_from_the_one_vocabulary():
+    from ansible.module_utils.labgrader import report, vocabulary
+    assert report.SYMBOLS is vocabulary.SYMBOLS and report.SEVERITY is vocabulary.SEVERITY
+    assert grade_matrix.vocabulary.SYMBOLS == vocabulary.SYMBOLS
+    assert grade_matrix.COLORS == {"\u2713": "green", "\u2717": "red", "\u22ef": "yellow", "!": "magenta"}
+    assert list(vocabulary.SEVERITY) == ["ERROR", "FAIL", "PENDING", "PASS"]  # worst first
+    assert vocabulary.worst(["PASS", "PENDING", "FAIL"]) == "FAIL" and vocabulary.worst([]) == "PASS"
