@@ -122,6 +122,17 @@ def test_class_report_layout_details_and_no_network(browser, tmp_path, learners)
     click(browser, "td.rate[data-step='0-2'] button")
     browser.evaluate("var s=document.getElementById('f-sort');s.value='s_name';s.dispatchEvent(new Event('change'))")
 
+    # the page language switch relabels the page, tooltips included, and the details follow it
+    browser.evaluate("var s=document.getElementById('ui-lang');s.value='ja';s.dispatchEvent(new Event('change'))")
+    assert browser.evaluate("document.querySelector('th.corner').textContent") == "\u53d7\u8b1b\u8005"  # 受講者
+    assert "\u4eba\u4e2d" in browser.evaluate("document.querySelector('td.rate button').title")  # "… 人中 …"
+    click(browser, cell)
+    browser.evaluate("var s=document.querySelector('#pop select');s.value='page';s.dispatchEvent(new Event('change'))")
+    assert "\u671f\u5f85\u5024" in browser.evaluate("document.getElementById('pop').innerText")  # 期待値
+    browser.evaluate("var s=document.querySelector('#pop select');s.value='learner';s.dispatchEvent(new Event('change'))")
+    browser.key("Escape", "Escape")
+    browser.evaluate("var s=document.getElementById('ui-lang');s.value='en';s.dispatchEvent(new Event('change'))")
+
     if learners == 200:
         # the header (lab, step and pass-rate rows) stays visible after scrolling down
         browser.evaluate("window.scrollTo(0, 2500)")
