@@ -247,7 +247,8 @@ def materialize(world_path: str | Path, host: str, out: str | Path, api_url: str
         server = api_url.rstrip("/") + f"/h/{host}"
         state = {"host": host, "reachable": cluster["reachable"], "token": token,
                  "version": {**DEFAULT_VERSION, **(cluster.get("version") or {})},
-                 "access": cluster.get("access") or {}, "resourceVersion": str(rv), "objects": objects}
+                 "access": cluster.get("access") or {}, "resourceVersion": str(rv), "objects": objects,
+                 "fault": cluster.get("fault")}
         (host_dir / "cluster.json").write_text(json.dumps(state, indent=1) + "\n")
         (host_dir / "kubeconfig").write_text(yaml.safe_dump(kubeconfig(host, server, token), sort_keys=False))
         summary["api_server"] = server

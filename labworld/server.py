@@ -447,12 +447,47 @@ class Handler(BaseHTTPRequestHandler):
             with contextlib.suppress(OSError):
                 self.connection.shutdown(socket.SHUT_RDWR)
             return None
+        if state.get("fault"):
+            entry.update(status=None, fault=state["fault"]["mode"])
+            backend.log(host, entry)
+            return self._misbehave(**state["fault"])
         code, payload, ctype = self._route(state, parts, query, body)
         entry["status"] = code
         if self.command not in ("GET", "HEAD") and code != 201:
             entry["body"] = body[:4096].decode("utf-8", "replace")
         backend.log(host, entry)
         return self._send(code, payload, ctype)
+
+    def _misbehave(self, mode: str, seconds: float = 1) -> None:
+        """A hostile or broken API server (docs/fixture-format.md, `cluster.fault`): the grader
+        must give up within its deadline, whatever the server does."""
+        self.close_connection = True
+        if mode == "stall":  # read the request, never answer
+            time.sleep(seconds)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        if mode == "flood":  # an endless answer, as fast as the client reads
+            self.send_header("Content-Length", str(1 << 40))
+            self.end_headers()
+            chunk = b"[" * 65536
+            deadline = time.monotonic() + seconds
+            while time.monotonic() < deadline:
+                self.wfile.write(chunk)
+            return
+        body = b'{"kind": "List", "items": []}'
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if mode == "cut":  # half an answer, then hang up
+            self.wfile.write(body[:len(body) // 2])
+            self.wfile.flush()
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        for byte in body:  # trickle: one byte every `seconds`, each read is quick but the answer never ends
+            self.wfile.write(bytes([byte]))
+            self.wfile.flush()
+            time.sleep(seconds)
 
     def _route(self, state: dict, parts: list[str], query: dict, body: bytes):
         path = "/" + "/".join(parts)

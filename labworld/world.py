@@ -26,7 +26,8 @@ from .kinds import BY_GVK
 TOP_KEYS = {"extends", "description", "vars", "repos", "files", "cluster"}
 REPO_KEYS = {"branch", "commits", "clones"}
 COMMIT_KEYS = {"id", "date", "message", "files", "author"}
-CLUSTER_KEYS = {"reachable", "token", "access", "objects", "version"}
+CLUSTER_KEYS = {"reachable", "token", "access", "objects", "version", "fault"}
+FAULT_MODES = {"trickle", "stall", "cut", "flood"}
 FILE_FORMS = ("text", "json", "yaml", "bytes_hex", "size_mb", "symlink", "dir")
 FILE_OPTS = {"mode", "fill", "prefix", "suffix"}
 RESERVED = {"cluster.json", "kubeconfig", "requests.log", "labworld.json"}
@@ -295,6 +296,11 @@ def validate(world: dict, name: str) -> dict:
             raise WorldError(f"{ow}: duplicate object {_fmt_key(key)}")
         seen_keys.add(key)
     cluster["objects"] = objects
+    fault = cluster.get("fault")
+    if fault is not None and (not isinstance(fault, dict) or fault.get("mode") not in FAULT_MODES
+                              or set(fault) - {"mode", "seconds"}
+                              or not isinstance(fault.get("seconds", 1), (int, float))):
+        raise WorldError(f"{name}: cluster.fault must be {{mode: {'|'.join(sorted(FAULT_MODES))}, seconds: N}}")
     access = cluster.get("access")
     if access is not None and not isinstance(access, dict):
         raise WorldError(f"{name}: cluster.access must be a mapping")

@@ -193,18 +193,19 @@ def _private_git_dir(path):
 class _Git:
     """git against the private GIT_DIR, all processes sharing one deadline."""
 
-    def __init__(self, git_dir, deadline):
+    def __init__(self, git_dir, timeout):
         self.env = dict(HARDENED_GIT_ENV, GIT_DIR=git_dir, HOME=git_dir, PATH=os.environ.get("PATH", "/usr/bin:/bin"))
-        self.deadline = deadline
+        self.timeout = timeout
+        self.deadline = time.monotonic() + timeout
 
     def run(self, args, stdin=b"", max_output=8 * 1024 * 1024):
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
-            raise Unreadable(f"reading it took more than {GIT_TIMEOUT:.0f} s")
+            raise Unreadable(f"reading it took more than {self.timeout:g} s")
         result = run_bounded(["git", *args], cwd=self.env["GIT_DIR"], env=self.env, timeout=remaining,
                              max_output=max_output, stdin=stdin, memory_bytes=GIT_MEMORY_BYTES)
         if result.timed_out:
-            raise Unreadable(f"git {args[0]} did not finish within {GIT_TIMEOUT:.0f} s "
+            raise Unreadable(f"git {args[0]} did not finish within {self.timeout:g} s "
                              "(a FIFO or a huge object among its objects?)")
         if result.truncated:
             raise Unreadable(f"git {args[0]} printed more than {max_output} bytes")
@@ -247,7 +248,7 @@ def collect_repo(path, branch="main", prefixes=(), tracked_paths=(), timeout=GIT
             state.detail = ", ".join(state.branches[:20]) or "(no branches)"
             return state
         private = _private_git_dir(path)
-        _read_branch(_Git(private, time.monotonic() + timeout), state, branch, head, prefixes, tracked_paths)
+        _read_branch(_Git(private, timeout), state, branch, head, prefixes, tracked_paths)
     except Unreadable as exc:
         state.problem, state.detail = "unreadable", str(exc)
     except OSError as exc:
@@ -402,3 +403,19 @@ def collect_clone(path):
     except Exception as exc:  # malformed config is a finding  # noqa: BLE001
         return CloneState(path, "unreadable", str(exc)[:200])
     return CloneState(path, remotes=remotes, push_urls=pushes)
+
+
+def read_refs(git_dir, refs):
+    """{ref: sha or None} for full ref names (refs/heads/main, refs/remotes/origin/main) of a
+    repository's git dir, loose or packed, read like the branch of a bare repo (bounded, no
+    symlink games); {"error": reason} when the refs cannot be read."""
+    try:
+        packed = _packed_refs(git_dir)
+        found = {}
+        for ref in refs:
+            text = _read_ref_file(os.path.join(git_dir, ref), ref)
+            value = text.strip() if text is not None else packed.get(ref)
+            found[ref] = value if value is not None and SHA.match(value) else None
+        return found
+    except Unreadable as exc:
+        return {"error": str(exc)}

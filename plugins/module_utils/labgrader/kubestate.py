@@ -173,7 +173,7 @@ class KubeReader:
     def _send(self, method, path, query=None, body=None):
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
-            raise ClusterError("unreachable", f"{self.host}: no time left of the {self.budget:.0f} s deadline "
+            raise ClusterError("unreachable", f"{self.host}: no time left of the {self.budget:g} s deadline "
                                               "for all reads")
         url = self._prefix + path + (f"?{urlencode(query)}" if query else "")
         self.requests += 1
@@ -196,16 +196,18 @@ class KubeReader:
             connection.request(method, url, body=body, headers=headers)
             response = connection.getresponse()
             body = response.read(MAX_ANSWER_BYTES + 1)
+            if len(body) > MAX_ANSWER_BYTES:
+                raise ClusterError("api", f"{method} {path}: the answer has more than {MAX_ANSWER_BYTES} bytes")
+            if response.length:  # read(amt) returns what came before the end without raising
+                raise http.client.IncompleteRead(body, response.length)
         except (OSError, http.client.HTTPException, ValueError) as exc:
             if cut.is_set():
                 raise ClusterError("unreachable", f"{self.host}: {method} {path} got no complete answer before the "
-                                                  f"{self.budget:.0f} s deadline for all reads") from None
+                                                  f"{self.budget:g} s deadline for all reads") from None
             raise ClusterError("unreachable", f"{self.host}: {connection_reason(exc)}") from None
         finally:
             watchdog.cancel()
             connection.close()
-        if len(body) > MAX_ANSWER_BYTES:
-            raise ClusterError("api", f"GET {path}: the answer has more than {MAX_ANSWER_BYTES} bytes")
         return self._status(path, response.status, body)
 
     @staticmethod

@@ -186,17 +186,17 @@ def _check_yaml_events(text, max_depth, max_nodes):
     stack = []  # [anchor, expanded node count] per open collection
     anchors = {}  # anchor -> expanded node count, per document
     total = 0
+    aliased = False
 
     def add(count):
         nonlocal total
         if stack:
             stack[-1][1] += count
-            if stack[-1][1] > max_nodes:
-                raise Refused("invalid_yaml", f"uses YAML aliases that expand to more than {max_nodes} nodes")
         else:
             total += count
-            if total > max_nodes:
-                raise Refused("invalid_yaml", f"has more than {max_nodes} nodes after expanding YAML aliases")
+        if max(total, stack[-1][1] if stack else 0) > max_nodes:
+            raise Refused("invalid_yaml", f"uses YAML aliases that expand to more than {max_nodes} nodes" if aliased
+                          else f"has more than {max_nodes} nodes")
 
     for event in yaml.parse(text, Loader=_SafeLoader):
         if isinstance(event, yaml.DocumentStartEvent):
@@ -215,6 +215,7 @@ def _check_yaml_events(text, max_depth, max_nodes):
                 anchors[event.anchor] = 1
             add(1)
         elif isinstance(event, yaml.AliasEvent):
+            aliased = True
             if event.anchor not in anchors:
                 raise Refused("invalid_yaml", f"uses the YAML alias *{event.anchor[:40]} inside its own anchor "
                                               "or before it")
@@ -229,8 +230,19 @@ def load_yaml(text, max_depth=MAX_DEPTH, max_nodes=MAX_YAML_NODES):
     try:
         _check_yaml_events(text, max_depth, max_nodes)
         return [doc for doc in yaml.load_all(text, Loader=_SafeLoader) if doc is not None]
+    except yaml.MarkedYAMLError as exc:
+        raise Refused("invalid_yaml", _yaml_error(exc)) from None
     except (yaml.YAMLError, RecursionError, ValueError) as exc:
         raise Refused("invalid_yaml", " ".join(str(exc).split())[:200]) from None
+
+
+def _yaml_error(exc):
+    """The parser's complaint and position, without the snippet of the text PyYAML adds: the
+    text may be any file the learner linked there, its first line must not reach a report."""
+    mark = exc.problem_mark or exc.context_mark
+    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+    text = f"{exc.context}: {exc.problem}" if exc.context and exc.problem else exc.context or exc.problem or ""
+    return " ".join(str(text).split())[:200] + where
 
 
 # ------------------------------------------------------------------ values leaving the module
