@@ -172,3 +172,20 @@ def test_markup_in_records_requests_nothing(browser, tmp_path):
     browser.key("Escape", "Escape")
     browser.evaluate("1")
     assert set(browser.requests()) == {page}, browser.requests()
+
+
+def test_learner_column_stays_visible_when_many_labs_scroll_sideways(browser, tmp_path):
+    records = synthetic_class(80, labs=("lab-a", "lab-b", "lab-c", "lab-d"))
+    out = tmp_path / "r"
+    built = report.build_report(records, now=NOW, report_dir=str(out))
+    report.write_report(str(out), built["contents"])
+    browser.navigate((out / "index.html").as_uri())
+    assert browser.evaluate("document.documentElement.scrollWidth") > WIDTH  # 32 steps do not fit
+    browser.evaluate("window.scrollTo(600, 400)")
+    assert browser.evaluate("window.scrollX") >= 300 and browser.evaluate("window.scrollY") == 400
+    learner = box(browser, "tr[data-name='learner020'] th.host")
+    assert abs(learner["left"]) <= 1
+    assert browser.evaluate(f"document.elementFromPoint(20, {learner['top'] + learner['height'] / 2}).closest('th.host')"
+                            " !== null")
+    head = box(browser, "#matrix thead")
+    assert abs(head["top"]) <= 1
