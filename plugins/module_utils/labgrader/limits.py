@@ -291,7 +291,7 @@ def bound(value, max_depth=BOUND_DEPTH, max_items=BOUND_ITEMS, max_string=BOUND_
                     if index >= max_items:
                         out[_marker("more")] = f"{len(item) - max_items} more keys"
                         break
-                    name = key if isinstance(key, str) else copy(key, max_depth)
+                    name = key if isinstance(key, str) else copy(key, 0)
                     name = name if isinstance(name, str) else json.dumps(name)
                     out[text(name)] = copy(child, level + 1)
                 return out
