@@ -120,6 +120,12 @@ def test_class_report_layout_details_and_no_network(browser, tmp_path, learners)
     shown = browser.evaluate(VISIBLE_ROWS + ".map(function(r){return r.getAttribute('data-fail')})")
     assert shown and all("0-2" in fails.split() for fails in shown)
     click(browser, "td.rate[data-step='0-2'] button")
+    # learners stuck earliest first: the first not-passing step never goes back
+    browser.evaluate("var s=document.getElementById('f-sort');s.value='s_stuck';s.dispatchEvent(new Event('change'))")
+    firsts = browser.evaluate(VISIBLE_ROWS + ".map(function(r){return r.getAttribute('data-has')==='HOST'?-1:"
+                              "(r.getAttribute('data-fail')||'9-9').split(' ')[0]})")
+    order = [(-1, -1) if f == -1 else tuple(map(int, f.split("-"))) for f in firsts]
+    assert order == sorted(order) and order[0] == (-1, -1)
     browser.evaluate("var s=document.getElementById('f-sort');s.value='s_name';s.dispatchEvent(new Event('change'))")
 
     # the page language switch relabels the page, tooltips included, and the details follow it

@@ -810,6 +810,7 @@ LABELS = {
         "failing_step": "Not passing step", "any_step": "any", "sort": "Sort",
         "s_name": "name", "s_errors": "errors and failures first", "s_score_asc": "lowest score first",
         "s_score_desc": "highest score first", "s_progress": "most progress first",
+        "s_stuck": "earliest step not passed first",
         "search": "Learner name", "shown": "shown", "csv": "CSV for gradebooks",
         "msg_lang": "Messages in", "msg_learner": "the learner's language", "msg_page": "the page language",
         "close": "Close", "untranslated": "(only in the learner's language)",
@@ -841,6 +842,7 @@ LABELS = {
         "failing_step": "未合格のステップ", "any_step": "指定なし", "sort": "並べ替え",
         "s_name": "名前順", "s_errors": "エラー・不合格を先に", "s_score_asc": "スコアの低い順",
         "s_score_desc": "スコアの高い順", "s_progress": "進んだ順",
+        "s_stuck": "未合格の最初のステップが早い順",
         "search": "受講者名", "shown": "件を表示", "csv": "成績表用 CSV",
         "msg_lang": "メッセージの言語", "msg_learner": "受講者の言語", "msg_page": "表示言語",
         "close": "閉じる", "untranslated": "（受講者の言語のみ）",
@@ -872,6 +874,7 @@ LABELS = {
         "failing_step": "통과하지 못한 단계", "any_step": "지정 안 함", "sort": "정렬",
         "s_name": "이름순", "s_errors": "오류·실패 먼저", "s_score_asc": "점수 낮은 순",
         "s_score_desc": "점수 높은 순", "s_progress": "많이 진행한 순",
+        "s_stuck": "통과하지 못한 첫 단계가 빠른 순",
         "search": "수강생 이름", "shown": "명 표시", "csv": "성적부용 CSV",
         "msg_lang": "메시지 언어", "msg_learner": "수강생의 언어", "msg_page": "표시 언어",
         "close": "닫기", "untranslated": "(수강생의 언어로만 있습니다)",
@@ -887,7 +890,7 @@ LABELS = {
 
 FILTERS = ("f_all", "f_attention", "f_errors", "f_failing", "f_pending", "f_progressed", "f_regressed",
            "f_complete")
-SORTS = ("s_name", "s_errors", "s_score_asc", "s_score_desc", "s_progress")
+SORTS = ("s_name", "s_errors", "s_stuck", "s_score_asc", "s_score_desc", "s_progress")
 HOST_ERROR_RANK = len(SEVERITY)  # a host that could not be graded sorts above an ERROR check
 
 
@@ -982,7 +985,8 @@ _JS = r"""
 function $(i){return document.getElementById(i);}
 function el(tag,cls,text){var e=document.createElement(tag);if(cls)e.className=cls;
 if(text!==undefined&&text!==null)e.textContent=text;return e;}
-var D=JSON.parse($('data').textContent),L=JSON.parse($('labels').textContent);
+var D=JSON.parse($('data').textContent),L=JSON.parse($('labels').textContent),COLS=[];
+D.labs.forEach(function(l,li){l.steps.forEach(function(s,si){COLS.push(li+'-'+si);});});
 var root=document.documentElement,ui=root.getAttribute('data-ui'),mode='learner',opened=null;
 function t(k,a){var s=(L[ui]&&L[ui][k])||L.en[k]||k;if(a)for(var n in a)s=s.split('{'+n+'}').join(a[n]);
 return s;}
@@ -1009,7 +1013,9 @@ s_errors:function(a,b){return num(b,'data-sev')-num(a,'data-sev')||num(a,'data-s
 ||num(a,'data-i')-num(b,'data-i');},
 s_score_asc:function(a,b){return num(a,'data-score')-num(b,'data-score')||num(a,'data-i')-num(b,'data-i');},
 s_score_desc:function(a,b){return num(b,'data-score')-num(a,'data-score')||num(a,'data-i')-num(b,'data-i');},
-s_progress:function(a,b){return num(b,'data-up')-num(a,'data-up')||num(a,'data-i')-num(b,'data-i');}};
+s_progress:function(a,b){return num(b,'data-up')-num(a,'data-up')||num(a,'data-i')-num(b,'data-i');},
+s_stuck:function(a,b){return first(a)-first(b)||num(a,'data-i')-num(b,'data-i');}};
+function first(r){var f=r.getAttribute('data-fail');return has(r,'HOST')?-1:f?COLS.indexOf(f.split(' ')[0]):COLS.length;}
 function apply(){var keep=SHOW[fShow.value]||SHOW.f_all,step=fStep.value,q=fName.value.trim().toLowerCase(),n=0;
 rows.forEach(function(r){var ok=keep(r)&&(!step||(' '+r.getAttribute('data-fail')+' ').indexOf(' '+step+' ')>=0)
 &&(!q||r.getAttribute('data-name').toLowerCase().indexOf(q)>=0);r.hidden=!ok;if(ok)n++;});
