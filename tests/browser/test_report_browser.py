@@ -114,6 +114,7 @@ def test_class_report_layout_details_and_no_network(browser, tmp_path, learners)
     assert browser.evaluate("document.querySelector('#rows tr').getAttribute('data-sev')") == "4"
     browser.evaluate("var s=document.getElementById('f-show');s.value='f_errors';s.dispatchEvent(new Event('change'))")
     assert browser.evaluate(VISIBLE_ROWS + ".length") == in_error
+    assert browser.evaluate("document.querySelector('#rows tr[hidden]').getBoundingClientRect().height") == 0
     browser.evaluate("var s=document.getElementById('f-show');s.value='f_all';s.dispatchEvent(new Event('change'))")
     # a pass-rate cell filters the learners who do not pass that step
     click(browser, "td.rate[data-step='0-2'] button")
