@@ -21,5 +21,6 @@ def ansible_env() -> dict[str, str]:
     return env
 
 
-def run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(cmd, cwd=REPO, env=ansible_env(), capture_output=True, text=True, timeout=300, **kwargs)
+def run(cmd: list[str], extra_env: dict[str, str] | None = None, **kwargs) -> subprocess.CompletedProcess[str]:
+    env = ansible_env() | (extra_env or {})
+    return subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=300, **kwargs)

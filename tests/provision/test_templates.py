@@ -145,6 +145,20 @@ def test_k3s_certificate_covers_the_instructor_address(rendered: Path) -> None:
 
 
 def test_smoke_application_goes_through_gitd(rendered: Path) -> None:
-    (app,) = load_all(rendered / "application.yaml")
+    app = load_all(rendered / "application.yaml")[-1]
     assert app["spec"]["source"]["repoURL"] == ("git://gitd.gitsrv.svc.cluster.local:9418/lab-smoke-test.git")
     assert "resources-finalizer.argocd.argoproj.io" in app["metadata"]["finalizers"]
+
+
+def test_smoke_test_has_its_own_project(rendered: Path) -> None:
+    """Issue 8 defect 7: a lab that fences the default AppProject must not break later runs."""
+    (project, app) = load_all(rendered / "application.yaml")
+    assert project["kind"] == "AppProject" and app["kind"] == "Application"
+    assert app["spec"]["project"] == project["metadata"]["name"] == "lab-smoke-test"
+    assert project["spec"]["sourceRepos"] == [app["spec"]["source"]["repoURL"]]
+    assert project["spec"]["destinations"] == [
+        {"server": app["spec"]["destination"]["server"], "namespace": app["spec"]["destination"]["namespace"]}
+    ]
+    cleanup = yaml.safe_load((Path(__file__).parents[2] / "roles/vm_smoke_test/tasks/cleanup.yml").read_text())
+    deletes = [item[item.index("delete") + 1] for item in cleanup[0]["loop"]]
+    assert deletes == ["application", "appproject", "namespace"], "the project goes after the app, then its namespace"
