@@ -4,7 +4,6 @@ the closing table of the worst time and memory seen per input class."""
 from __future__ import annotations
 
 import shutil
-import sys
 
 import pytest
 
@@ -23,18 +22,16 @@ def host(golden_host, fake_api):
     shutil.rmtree(target, ignore_errors=True)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def worst_seen():
-    """Print the worst time and memory per case class at the end (the issue's closing table)."""
-    yield
+def pytest_terminal_summary(terminalreporter):
+    """The worst time and memory seen per input class (the issue's closing table)."""
     if not WORST:
         return
     classes = {}
     for case_id, (seconds, rss) in WORST.items():
-        name = case_id.split("-", 1)[0]
-        worst = classes.setdefault(name, [0, 0.0, 0.0])
+        worst = classes.setdefault(case_id.split("-", 1)[0], [0, 0.0, 0.0])
         worst[0] += 1
         worst[1] = max(worst[1], seconds)
         worst[2] = max(worst[2], rss)
-    lines = [f"{name:10} {n:3d} cases  worst {s:6.2f} s  {m:6.1f} MB" for name, (n, s, m) in sorted(classes.items())]
-    sys.stderr.write("\nhostile corpus:\n" + "\n".join(lines) + "\n")
+    terminalreporter.section("hostile corpus: worst time and peak RSS per input class")
+    for name, (count, seconds, rss) in sorted(classes.items()):
+        terminalreporter.write_line(f"{name:6} {count:3d} cases  worst {seconds:6.2f} s  {rss:6.1f} MB")

@@ -549,3 +549,12 @@ def test_e2e_deep_values_leave_the_module_bounded(host):
     from ansible.module_utils.labgrader.limits import BOUND_DEPTH, depth
 
     assert depth(answer["full"], 100) <= BOUND_DEPTH + 8
+
+
+def test_e2e_binary_key_in_values_is_judged(host):
+    path = workspace_file(host, "app-src-helm.yaml")
+    documents = list(yaml.safe_load_all(path.read_text()))
+    documents[0]["spec"]["source"]["helm"]["valuesObject"] = {"replicas": 3}
+    path.write_text(yaml.safe_dump_all(documents).replace("replicas: 3", "replicas: 3\n        ? !!binary aGk=\n        : x"))
+    _, statuses = e2e(host, "e2e-binary-key")
+    assert "ERROR" not in statuses

@@ -214,3 +214,9 @@ def test_git_is_run_bounded_end_to_end(tmp_path):
     result = run_bounded(["git", "--git-dir", str(tmp_path / "r.git"), "rev-parse", "--is-bare-repository"],
                          env={"PATH": os.environ["PATH"], "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(tmp_path)})
     assert result.stdout == b"true\n"
+
+
+def test_yaml_values_are_what_kubernetes_sees():
+    assert load_yaml("a: {1: x, 1.5: z, .inf: w, false: f}\nb: !!binary aGk=\nc: !!set {p}\n? !!binary aGk=\n: k\n") == [
+        {"a": {"1": "x", "1.5": "z", ".inf": "w", "false": "f"}, "b": "hi", "c": {"p": None}, "hi": "k"}]
+    assert refused(load_yaml, "{~: 1}") == ("invalid_yaml", "unsupported mapping key of type NoneType (line 1, column 1)")

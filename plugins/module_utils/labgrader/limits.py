@@ -38,10 +38,38 @@ try:
     from yaml.constructor import SafeConstructor
 
     class _SafeLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
-        """SafeLoader with timestamps kept as strings: Kubernetes and Helm read YAML through
-        sigs.k8s.io/yaml (go-yaml into interface{}), where a timestamp stays a string."""
+        """SafeLoader that yields what Kubernetes and Helm see: they read YAML through
+        sigs.k8s.io/yaml (go-yaml into interface{}, then JSON), so a timestamp stays a string,
+        !!binary is its decoded text, !!set a mapping, and mapping keys are strings
+        (convertToJSONableObject: int, float and bool keys are formatted, others refused)."""
+
+        def construct_mapping(self, node, deep=False):
+            mapping = super().construct_mapping(node, deep)
+            return {_json_key(key, node): value for key, value in mapping.items()}
+
+        def construct_binary_text(self, node):
+            return SafeConstructor.construct_yaml_binary(self, node).decode("utf-8", "replace")
+
+        def construct_set_mapping(self, node):
+            data = {}
+            yield data
+            data.update(self.construct_mapping(node))
+
+    def _json_key(key, node):
+        if isinstance(key, str):
+            return key
+        if isinstance(key, bool):
+            return "true" if key else "false"
+        if isinstance(key, int):
+            return str(key)
+        if isinstance(key, float):
+            return {"inf": ".inf", "-inf": "-.inf", "nan": ".nan"}.get(repr(key), repr(key))
+        raise yaml.constructor.ConstructorError(None, None, f"unsupported mapping key of type {type(key).__name__}",
+                                                node.start_mark)
 
     _SafeLoader.add_constructor("tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str)
+    _SafeLoader.add_constructor("tag:yaml.org,2002:binary", _SafeLoader.construct_binary_text)
+    _SafeLoader.add_constructor("tag:yaml.org,2002:set", _SafeLoader.construct_set_mapping)
 except ImportError:  # reported by the health gate
     yaml = None
 
