@@ -519,12 +519,23 @@ def test_e2e_trickling_api_server(host):
     assert answer["checks"]["capa-src.1.bare-repo"][0] == "PASS"  # what the grader could read is still judged
 
 
-def test_e2e_date_keys_and_timestamps_in_values(host):
+def set_values_object(host, value, extra_line=""):
+    """app-src-helm.yaml with spec.source.helm.valuesObject = value (plus a raw YAML line in it)."""
     path = workspace_file(host, "app-src-helm.yaml")
     documents = list(yaml.safe_load_all(path.read_text()))
-    documents[0]["spec"]["source"]["helm"]["valuesObject"] = {"replicas": 3}
-    path.write_text(yaml.safe_dump_all(documents).replace("replicas: 3", "replicas: 3\n        2026-01-01: 2026-01-02"))
-    answer, statuses = e2e(host, "e2e-yaml-date-keys")
+    documents[0]["spec"]["source"]["helm"]["valuesObject"] = value
+    text = yaml.safe_dump_all(documents)
+    path.write_text(text.replace("valuesObject:\n", f"valuesObject:\n        {extra_line}\n") if extra_line else text)
+
+
+@pytest.mark.parametrize(("case", "line"), [
+    ("e2e-yaml-date-key", "2026-01-01: 2026-01-02"),
+    ("e2e-yaml-binary-key", "? !!binary aGk=\n        : x"),
+    ("e2e-yaml-set-value", "s: !!set {a}"),
+], ids=["date-key", "binary-key", "set-value"])
+def test_e2e_non_json_yaml_in_values_is_judged(host, case, line):
+    set_values_object(host, {"replicas": 3}, line)
+    answer, statuses = e2e(host, case)
     assert "ERROR" not in statuses
     assert answer["checks"]["capa-src.2.app-file-values"][0] == "FAIL"
 
@@ -538,23 +549,11 @@ def test_e2e_kubeconfig_copied_into_the_workspace(host):
 
 @pytest.mark.xfail(strict=True, reason="needs grading.render to return limits.bound() values (lead, issue 10 item 5)")
 def test_e2e_deep_values_leave_the_module_bounded(host):
-    path = workspace_file(host, "app-src-helm.yaml")
-    documents = list(yaml.safe_load_all(path.read_text()))
     deep = "leaf"
     for _ in range(60):
         deep = {"d": deep}
-    documents[0]["spec"]["source"]["helm"]["valuesObject"] = deep
-    path.write_text(yaml.safe_dump_all(documents))
+    set_values_object(host, deep)
     answer, _ = e2e(host, "e2e-deep-found")
     from ansible.module_utils.labgrader.limits import BOUND_DEPTH, depth
 
     assert depth(answer["full"], 100) <= BOUND_DEPTH + 8
-
-
-def test_e2e_binary_key_in_values_is_judged(host):
-    path = workspace_file(host, "app-src-helm.yaml")
-    documents = list(yaml.safe_load_all(path.read_text()))
-    documents[0]["spec"]["source"]["helm"]["valuesObject"] = {"replicas": 3}
-    path.write_text(yaml.safe_dump_all(documents).replace("replicas: 3", "replicas: 3\n        ? !!binary aGk=\n        : x"))
-    _, statuses = e2e(host, "e2e-binary-key")
-    assert "ERROR" not in statuses
