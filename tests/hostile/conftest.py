@@ -35,3 +35,6 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.section("hostile corpus: worst time and peak RSS per input class")
     for name, (count, seconds, rss) in sorted(classes.items()):
         terminalreporter.write_line(f"{name:6} {count:3d} cases  worst {seconds:6.2f} s  {rss:6.1f} MB")
+    if terminalreporter.verbosity > 0:
+        for case_id, (seconds, rss) in sorted(WORST.items()):
+            terminalreporter.write_line(f"  {case_id:40} {seconds:6.2f} s  {rss:6.1f} MB")

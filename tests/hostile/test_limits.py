@@ -220,3 +220,8 @@ def test_yaml_values_are_what_kubernetes_sees():
     assert load_yaml("a: {1: x, 1.5: z, .inf: w, false: f}\nb: !!binary aGk=\nc: !!set {p}\n? !!binary aGk=\n: k\n") == [
         {"a": {"1": "x", "1.5": "z", ".inf": "w", "false": "f"}, "b": "hi", "c": {"p": None}, "hi": "k"}]
     assert refused(load_yaml, "{~: 1}") == ("invalid_yaml", "unsupported mapping key of type NoneType (line 1, column 1)")
+
+
+def test_registering_a_header_value_does_not_redact_its_words():
+    limits.register_secret("Bearer header-token-77\n")
+    assert scrub("the word Bearer alone, header-token-77") == "the word Bearer alone, <redacted>"

@@ -147,8 +147,7 @@ class KubeReader:
         self._headers = {"Accept": "application/json", "User-Agent": "labgrader"}
         for setting in configuration.auth_settings().values():
             if setting.get("in") == "header" and setting.get("value"):
-                self._headers[setting["key"]] = setting["value"]
-                register_secret(setting["value"])
+                self._headers[setting["key"]] = setting["value"]  # scrub() redacts any Bearer/Basic value
         self.timeout = timeout
         self.budget = DEADLINE_TIMEOUTS * timeout
         self.deadline = deadline if deadline is not None else time.monotonic() + self.budget

@@ -344,7 +344,7 @@ def register_secret(value):
     """Never show `value` (a token, a key, a password) in a message from now on."""
     if not isinstance(value, str):
         return
-    for candidate in (value, value.strip(), *value.split()):
+    for candidate in (value, value.strip(), *(line.strip() for line in value.splitlines())):
         if len(candidate) >= 6:  # shorter strings would redact ordinary words
             _SECRETS.add(candidate)
             _SECRETS.add(repr(candidate)[1:-1])  # as it appears inside a repr()'d exception text
