@@ -225,4 +225,4 @@ def test_yaml_values_are_what_kubernetes_sees():
 def test_registering_a_header_value_does_not_redact_its_words():
     limits.register_secret("Bearer header-token-77\n")
     assert scrub("a header starts with the word Bearer") == "a header starts with the word Bearer"
-    assert scrub("b'Bearer header-token-77\\n'") == "b'<redacted>\\n'"
+    assert scrub("b'Bearer header-token-77\\n'") == "b'<redacted>'"  # its repr() form, newline and all
