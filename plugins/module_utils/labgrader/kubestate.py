@@ -6,8 +6,8 @@ handed to the checks. Only GET is ever sent.
 
 The kubeconfig is the grader's own environment (provisioned with a token), so a problem with
 it is an ERROR; it is still read defensively (docs/hostile-input.md): bounded, exec and
-auth-provider plugins refused (they would run a command), files it names inlined through the
-bounded reader (a FIFO as tokenFile must not hang), and every token registered with
+auth-provider plugins refused (they would run a command), files it names checked with the
+bounded reader first (a FIFO as tokenFile must not hang), and every token registered with
 limits.scrub so that no message carries it. The kubernetes package's loader interprets the
 kubeconfig; the requests themselves go through http.client so that one deadline covers the
 whole collection: a watchdog shuts the socket down when it passes, however slowly a server
@@ -16,7 +16,6 @@ trickles its answer, and no answer is read past MAX_ANSWER_BYTES.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import http.client
 import json
@@ -52,17 +51,19 @@ class ClusterError(Exception):
         self.detail = detail
 
 
-def _inline_file(holder, key, data_key, base, where):
-    """Replace a file reference (`certificate-authority`, `client-key`, ...) by its -data, read
-    through the bounded reader, so that the kubernetes loader opens no file of its own."""
+def _checked_file(holder, key, base, where):
+    """Check a file the kubeconfig names (`certificate-authority`, `client-key`, ...) with the
+    bounded reader and hand the loader its resolved path: it opens only a small regular file,
+    and key material is not copied to a temp file as -data would be."""
     if key not in holder:
         return
-    path = os.path.join(base, str(holder.pop(key)))
+    path = os.path.join(base, str(holder[key]))
+    real = os.path.realpath(path)
     try:
-        raw = read_regular(os.path.realpath(path), MAX_KUBECONFIG_BYTES)
+        read_regular(real, MAX_KUBECONFIG_BYTES)
     except Refused as refused:
         raise ClusterError("kubeconfig", f"{where}: {refused.describe(path)}") from None
-    holder.setdefault(data_key, base64.b64encode(raw).decode())
+    holder[key] = real
 
 
 def load_kubeconfig(path):
@@ -101,13 +102,13 @@ def load_kubeconfig(path):
         if isinstance(token, str) and (token != token.strip() or any(c in token for c in "\r\n\0")):
             raise ClusterError("kubeconfig", f"{where}: the token has whitespace or a control character "
                                              "that an HTTP header cannot carry")
-        _inline_file(user, "client-certificate", "client-certificate-data", base, where)
-        _inline_file(user, "client-key", "client-key-data", base, where)
+        _checked_file(user, "client-certificate", base, where)
+        _checked_file(user, "client-key", base, where)
         register_secret(user.get("client-key-data"))
     for entry in config.get("clusters") or []:
         cluster = entry.get("cluster") if isinstance(entry, dict) else None
         if isinstance(cluster, dict):
-            _inline_file(cluster, "certificate-authority", "certificate-authority-data", base,
+            _checked_file(cluster, "certificate-authority", base,
                          f"{path}: cluster {str(entry.get('name'))[:60]!r}")
     return config
 
