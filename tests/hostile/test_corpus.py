@@ -158,18 +158,18 @@ def test_clone_includes_are_not_followed(host, tmp_path, case, change):
 def test_clone_pushurl_elsewhere_is_reported(host):
     clone = host / "root" / "capa-src" / "repo"
     config = clone / ".git" / "config"
-    config.write_text(config.read_text().replace("[remote \"origin\"]", "[remote \"origin\"]\n\tpushurl = /tmp/other.git"))
+    config.write_text(config.read_text().replace("[remote \"origin\"]", "[remote \"origin\"]\n\tpushurl = /srv/other.git"))
     answer = run("clone-pushurl", "clone", 10, path=str(clone))
     assert answer["remotes"]["origin"] == str(host / "srv" / "bare" / "src.git")
-    assert answer["push_urls"] == {"origin": ["/tmp/other.git"]}
+    assert answer["push_urls"] == {"origin": ["/srv/other.git"]}
 
 
 def test_clone_push_insteadof_is_applied(host):
     clone = host / "root" / "capa-src" / "repo"
     config = clone / ".git" / "config"
-    config.write_text(config.read_text() + '[url "/tmp/elsewhere.git"]\n\tpushInsteadOf = /srv/bare/src.git\n')
+    config.write_text(config.read_text() + '[url "/srv/elsewhere.git"]\n\tpushInsteadOf = /srv/bare/src.git\n')
     answer = run("clone-push-insteadof", "clone", 10, path=str(clone))
-    assert answer["push_urls"] == {"origin": ["/tmp/elsewhere.git"]}
+    assert answer["push_urls"] == {"origin": ["/srv/elsewhere.git"]}
 
 
 # ------------------------------------------------------------------ the bare repo
@@ -205,6 +205,12 @@ def fast_import(bare, commits, files=lambda i: {}, message=lambda i: f"c{i}"):
             stream.append(b"\n")
     data = b"".join(s.encode() if isinstance(s, str) else s for s in stream)
     git(bare, "fast-import", "--quiet", "--force", stdin=data)
+
+
+def packed(bare):
+    """The repo after `git gc`: refs in packed-refs, objects in one pack."""
+    git(bare, "gc", "-q", "--prune=now")
+    return bare
 
 
 def alternates_elsewhere(bare, tmp):
@@ -244,6 +250,9 @@ REPO_REFUSED = [
     ("repo-object-devzero", lambda b, t: symlink(loose_object(b, head_sha(b)), "/dev/zero"), "git rev-list: "),
     ("repo-object-sparse", lambda b, t: sparse(loose_object(b, head_sha(b))), "git rev-list: "),
     ("repo-alternates-elsewhere", alternates_elsewhere, "git rev-list: "),
+    ("repo-pack-index-fifo", lambda b, t: fifo(next(packed(b).glob("objects/pack/*.idx"))),
+     "git rev-list did not finish within 3 s"),
+    ("repo-pack-sparse", lambda b, t: sparse(next(packed(b).glob("objects/pack/*.pack"))), "git rev-list: "),
     ("repo-history-5001", lambda b, t: fast_import(b, 5001),
      "its history has more than 5000 commits; the grader reads at most 5000"),
     ("repo-huge-subject", lambda b, t: fast_import(b, 1, message=lambda i: "s" * (20 * 1024 * 1024)),
@@ -274,6 +283,7 @@ REPO_IGNORED = [
     ("repo-shallow-fifo", lambda b, t: fifo(b / "shallow")),
     ("repo-commit-graph-fifo", lambda b, t: fifo(b / "objects" / "info" / "commit-graph")),
     ("repo-other-ref-fifo", lambda b, t: fifo(b / "refs" / "heads" / "other")),
+    ("repo-packed-by-gc", lambda b, t: packed(b)),  # not hostile: refs in packed-refs, objects in a pack
 ]
 
 
@@ -341,8 +351,8 @@ KUBECONFIG_REFUSED = [
     ("kube-tokenfile-fifo", token_file(fifo), "token is a FIFO"),
     ("kube-tokenfile-devzero", token_file(lambda p: symlink(p, "/dev/zero")), "token is a character device"),
     ("kube-tokenfile-sparse", token_file(sparse), f"token is too large ({GiB} > 65536 bytes)"),
-    ("kube-exec-plugin", user_field("exec", {"apiVersion": "client.authentication.k8s.io/v1", "command": "touch",
-                                             "args": ["/tmp/labgrader-exec-ran"]}),
+    ("kube-exec-plugin", lambda c, h: c["users"][0]["user"].update(exec={
+        "apiVersion": "client.authentication.k8s.io/v1", "command": "touch", "args": [str(h / "exec-ran")]}),
      "uses an exec plugin; the grader only uses a token or client-certificate kubeconfig and runs no command"),
     ("kube-auth-provider", user_field("auth-provider", {"name": "oidc", "config": {"id-token": CANARY}}),
      "uses an auth-provider plugin"),
@@ -360,7 +370,7 @@ def test_kubeconfig_refused_without_leaking(host, case, change, detail):
     answer = run(case, "cluster", 10, kubeconfig=str(host / "kubeconfig"), timeout=1)
     assert answer["problem"] == "kubeconfig"
     assert detail in answer["detail"]
-    assert not Path("/tmp/labgrader-exec-ran").exists()
+    assert not (host / "exec-ran").exists()
 
 
 KUBECONFIG_FILE = [
