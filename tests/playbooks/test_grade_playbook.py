@@ -84,4 +84,4 @@ def test_unknown_enrolled_lab_is_a_grader_error(demo_class, tmp_path):
     result, grades = run_grade(demo_class, tmp_path, "-l", "learner01", "-e", "lab_enrolled=capa-src,nope")
     assert result.returncode == 2
     host = grades["hosts"][0]
-    assert (host["state"], host["error"]["kind"], host["error"]["message"]) == ("error", "grader", "labs: unknown lab nope; known labs: capa-src")
+    assert (host["state"], host["error"]["kind"], host["error"]["message"]) == ("error", "grader", "labs: unknown lab nope; known labs: capa-src, cgoa-ci")

@@ -6,12 +6,15 @@ the checks only look at the LabState it returns.
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import stat
 
-from ansible.module_utils.labgrader.gitstate import collect_clone, collect_repo
+from ansible.module_utils.labgrader.gitstate import collect_clone, collect_repo, read_refs
 from ansible.module_utils.labgrader.grading import ClusterView, Declared, LabState
-from ansible.module_utils.labgrader.kubestate import collect_cluster
+from ansible.module_utils.labgrader.kubestate import ClusterError, collect_cluster, load_kubeconfig
+from ansible.module_utils.labgrader.limits import Refused, read_regular, scrub
 from ansible.module_utils.labgrader.workspace import FileRead, read_json, read_text, read_yaml_documents
 
 GITD_PORT = 9418  # the learners' URLs name it; gitd listens there on every VM
@@ -24,11 +27,14 @@ class Site:
     namespace is judged, and told, with that namespace.
     """
 
-    def __init__(self, argocd_namespace="argocd", gitd_namespace="gitsrv", bare_root="/srv/bare", workspace_root="/root"):
+    def __init__(self, argocd_namespace="argocd", gitd_namespace="gitsrv", bare_root="/srv/bare", workspace_root="/root",
+                 k3s_kubeconfig="/etc/rancher/k3s/k3s.yaml", probe_replay=None):
         self.argocd_namespace = argocd_namespace
         self.gitd_namespace = gitd_namespace
         self.bare_root = bare_root
         self.workspace_root = workspace_root
+        self.k3s_kubeconfig = k3s_kubeconfig  # the VM's admin kubeconfig: its server and CA, nothing else
+        self.probe_replay = probe_replay  # recorded probe results (a fixture world) instead of running probes
 
     def repo_url(self, name):
         return f"git://gitd.{self.gitd_namespace}.svc.cluster.local:{GITD_PORT}/{name}.git"
@@ -54,32 +60,42 @@ class Site:
 
 class Repo:
     """The lab's bare repository `<bare_root>/<name>.git`: branch main, the files under
-    `prefixes` at its head, `tracked_paths` in every commit."""
+    `prefixes` at its head, `tracked_paths` in every commit, and `files` of the repository
+    itself (hooks) read as scripts."""
 
-    def __init__(self, name, prefixes=(), tracked_paths=()):
+    def __init__(self, name, prefixes=(), tracked_paths=(), files=()):
         self.name = name
         self.prefixes = tuple(prefixes)
         self.tracked_paths = tuple(tracked_paths)
+        self.files = tuple(files)
 
 
 class Reads:
     """Everything a lab may read. Names not declared here raise when a check asks for them.
 
     - json_files, yaml_files, text_files: paths relative to the workspace (text files also
-      report whether they are executable, for scripts);
-    - repo: a Repo; clone: the clone's path relative to the workspace;
-    - api(site): {name: (path, query or None)}, GET requests only;
-    - probes(context): {name: result}; active probes of the learner's scripts, run once per
-      module call (they do not change while Argo CD converges) and only on temp copies.
+      report whether they are executable, for scripts); kubeconfig_files: kubeconfigs in the
+      workspace, loaded as kubectl loads them (file references resolved, bounded);
+    - repo: a Repo; clone: the clone's path relative to the workspace; clone_refs: full ref
+      names read from the clone (state.clone_refs);
+    - api(site): {name: (path, query or None)}, GET requests only, sent after the probes;
+    - reviews(site, files): {name: (path, body)}, SubjectAccessReview/TokenReview questions;
+    - probes(context): {name: JSON-able result}; active probes of the learner's scripts (and
+      reads of the grader's own environment), run once per module call (they do not change
+      while Argo CD converges) and only on temp copies; replayed from a recording in fixtures.
     """
 
-    def __init__(self, json_files=(), yaml_files=(), text_files=(), repo=None, clone=None, api=None, probes=None):
+    def __init__(self, json_files=(), yaml_files=(), text_files=(), kubeconfig_files=(), repo=None, clone=None,
+                 clone_refs=(), api=None, reviews=None, probes=None):
         self.json_files = tuple(json_files)
         self.yaml_files = tuple(yaml_files)
         self.text_files = tuple(text_files)
+        self.kubeconfig_files = tuple(kubeconfig_files)
         self.repo = repo
         self.clone = clone
+        self.clone_refs = tuple(clone_refs)
         self.api = api or (lambda site: {})
+        self.reviews = reviews or (lambda site, files: {})
         self.probes = probes
 
 
@@ -104,6 +120,34 @@ def read_script(root, relpath, max_bytes):
     return ScriptRead(read, stat.S_ISREG(mode) and bool(mode & 0o111))
 
 
+def load_kubeconfig_data(path):
+    """A kubeconfig as kubectl reads it, its clusters' `certificate-authority` files read into
+    `certificate-authority-data` (bounded reads); ClusterError when it is not usable."""
+    config = load_kubeconfig(path)
+    for entry in config.get("clusters") or []:
+        cluster = entry.get("cluster") if isinstance(entry, dict) else None
+        if isinstance(cluster, dict) and "certificate-authority" in cluster:
+            try:
+                data = read_regular(cluster.pop("certificate-authority"), 64 * 1024)
+            except Refused as refused:
+                raise ClusterError("kubeconfig", f"{path}: certificate-authority: {refused.problem}") from None
+            cluster.setdefault("certificate-authority-data", base64.b64encode(data).decode())
+    return config
+
+
+def read_kubeconfig(root, relpath, max_bytes):
+    """A learner's kubeconfig: a FileRead whose data is [config], or whose problem says why not
+    (never the file's text: it holds a token)."""
+    read = read_text(root, relpath, max_bytes)
+    if not read.ok:
+        return read
+    try:
+        config = load_kubeconfig_data(read.path)
+    except ClusterError as exc:
+        return FileRead(read.path, "invalid_kubeconfig", scrub(exc.detail.replace(read.path, "").strip(": ")))
+    return FileRead(read.path, data=[config])
+
+
 class ProbeContext:
     """What a lab's probes may use: the site, the paths, the files already read."""
 
@@ -116,14 +160,21 @@ class ProbeContext:
         self.timeout = timeout
 
 
+def replayed_probes(site, lab):
+    """The recorded probe results of `lab` (a fixture world's probes.json)."""
+    with open(site.probe_replay, encoding="utf-8") as handle:
+        return json.load(handle).get(lab.id, {})
+
+
 def collector(lab, site, kubeconfig, timeout=10.0, max_bytes=1024 * 1024):
     """A function that reads `lab`'s declared state once per call (the runner calls it again
-    while Argo CD converges); probes run on the first call only."""
+    while Argo CD converges); probes run on the first call only, before the API reads, so that
+    the reads see what the probes left (nothing, if the learner's scripts behave)."""
     reads = lab.reads
     workspace = site.workspace(lab)
     bare_path = site.bare_path(reads.repo.name) if reads.repo else None
     api_reads = reads.api(site)
-    probes = {}
+    probes = Declared()
     probed = []
 
     def collect():
@@ -131,12 +182,21 @@ def collector(lab, site, kubeconfig, timeout=10.0, max_bytes=1024 * 1024):
         files.update({name: read_json(workspace, name, max_bytes) for name in reads.json_files})
         files.update({name: read_yaml_documents(workspace, name, max_bytes) for name in reads.yaml_files})
         files.update({name: read_script(workspace, name, max_bytes) for name in reads.text_files})
-        repo = collect_repo(bare_path, "main", reads.repo.prefixes, reads.repo.tracked_paths) if reads.repo else None
-        clone = collect_clone(os.path.join(workspace, reads.clone)) if reads.clone else None
-        cluster = ClusterView(collect_cluster(kubeconfig, api_reads, timeout), api_reads)
+        files.update({name: read_kubeconfig(workspace, name, max_bytes) for name in reads.kubeconfig_files})
+        repo = clone = clone_refs = None
+        if reads.repo:
+            repo = collect_repo(bare_path, "main", reads.repo.prefixes, reads.repo.tracked_paths)
+            files.update({name: read_script(bare_path, name, max_bytes) for name in reads.repo.files})
+        if reads.clone:
+            clone = collect_clone(os.path.join(workspace, reads.clone))
+            clone_refs = read_refs(os.path.join(workspace, reads.clone, ".git"), reads.clone_refs)
         if reads.probes and not probed:
             probed.append(True)
-            probes.update(reads.probes(ProbeContext(site, workspace, bare_path, files, kubeconfig, timeout)))
-        return LabState(site, workspace, bare_path, files, repo, clone, cluster, Declared(probes))
+            context = ProbeContext(site, workspace, bare_path, files, kubeconfig, timeout)
+            probes.update(replayed_probes(site, lab) if site.probe_replay else reads.probes(context))
+        reviews = reads.reviews(site, files)
+        snapshot = collect_cluster(kubeconfig, api_reads, timeout, reviews=reviews)
+        cluster = ClusterView(snapshot, list(api_reads) + list(reviews))
+        return LabState(site, workspace, bare_path, files, repo, clone, cluster, probes, clone_refs=clone_refs)
 
     return collect

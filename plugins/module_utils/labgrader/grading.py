@@ -83,7 +83,7 @@ class ClusterView:
 class LabState:
     """Everything a lab's checks may look at, collected once per attempt."""
 
-    def __init__(self, site, workspace, bare_path, files, repo, clone, cluster, probes, now=None):
+    def __init__(self, site, workspace, bare_path, files, repo, clone, cluster, probes, now=None, clone_refs=None):
         self.site = site
         self.workspace = workspace
         self.bare_path = bare_path
@@ -92,6 +92,7 @@ class LabState:
         self.clone = clone  # gitstate.CloneState of the learner's clone, or None
         self.cluster = cluster  # ClusterView
         self.probes = probes  # Declared: name -> what the lab's probe returned
+        self.clone_refs = clone_refs  # {full ref name: sha or None} of the clone, or {"error": why}
         self.now = time.time() if now is None else now
 
     def app(self, name):

@@ -3,9 +3,9 @@ AnsiballZ ships them with the module (no importlib lookups). Adding a lab: one f
 folder and one line below (docs/adding-a-lab.md)."""
 
 from ansible.module_utils.labgrader import i18n
-from ansible.module_utils.labgrader.labs import capa_src
+from ansible.module_utils.labgrader.labs import capa_src, cgoa_ci
 
-LABS = {module.lab.id: module.lab for module in (capa_src,)}
+LABS = {module.lab.id: module.lab for module in (capa_src, cgoa_ci)}
 
 for _lab in LABS.values():
     i18n.register(_lab)

@@ -1,0 +1,1214 @@
+"""Lab cgoa-ci: a broken commit reaches the reconciler, a CI identity that cannot write prod,
+server-side dry-run validation, a pre-receive gate, CI writes git and CD writes the cluster.
+
+Specification: shared/labs/cgoa-ci.md. The final state is graded: a check for step N accepts
+what later steps legitimately changed (step 7 bumps the image to nginx:1.28-alpine).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import secrets
+import tempfile
+
+from ansible.module_utils.labgrader.checks.argocd import (
+    application_file,
+    automated_enabled,
+    live_status,
+    spec_problems,
+    synced_healthy,
+    verdict_from_problems,
+)
+from ansible.module_utils.labgrader.checks.evidence import (
+    blocked,
+    evidence,
+    evidence_field,
+    file_problem,
+    same_value,
+)
+from ansible.module_utils.labgrader.checks.git import (
+    clone_origin_verdict,
+    find_object,
+    images,
+    repo_blocked,
+    wanted_or_first,
+    yaml_documents,
+)
+from ansible.module_utils.labgrader.checks.kubeconfig import current_context, jwt_claims
+from ansible.module_utils.labgrader.checks.probes import ProbeRun, ProbeUnavailable, probe_env, push_probe, run_script
+from ansible.module_utils.labgrader.collect import Reads, Repo, load_kubeconfig_data
+from ansible.module_utils.labgrader.facts import containers, dig, is_integer, typed_field
+from ansible.module_utils.labgrader.grading import Lab
+from ansible.module_utils.labgrader.kubestate import ClusterError
+from ansible.module_utils.labgrader.result import errored, failed, passed, pending
+
+REPO_NAME = "ci"
+APP = "ci-web"
+PROD_NS, DRYRUN_NS, CI_NS = "ci-web", "ci-dryrun", "ci"
+VALIDATOR = "system:serviceaccount:ci:validator"
+VALIDATOR_GROUPS = ["system:serviceaccounts", "system:serviceaccounts:ci", "system:authenticated"]
+BASE_IMAGE, BUMP_IMAGE = "nginx:1.27-alpine", "nginx:1.28-alpine"
+BUMP_MESSAGE = "ci: web nginx:1.28-alpine"
+WEB_YAML = "deploy/web.yaml"
+TOKEN_LIFETIME, TOKEN_SKEW = 8 * 3600, 120
+PROBE_PREFIX = "lab-probe-"
+
+STEP_TITLES = {
+    1: {"en": "Baseline deployed from git", "ja": "Git からデプロイされる基準線", "ko": "Git에서 배포되는 기준선"},
+    2: {"en": "Git accepted what Argo CD could not apply", "ja": "Git は受け入れたが Argo CD は適用できなかった",
+        "ko": "Git은 받았지만 Argo CD는 적용하지 못했다"},
+    3: {"en": "A CI identity that cannot write prod", "ja": "本番に書けない CI のアイデンティティ",
+        "ko": "운영에 쓸 수 없는 CI 아이덴티티"},
+    4: {"en": "validate.sh rejects what the API server rejects", "ja": "API サーバーが拒否するものを validate.sh で拒否する",
+        "ko": "API 서버가 거부할 것을 validate.sh가 거부한다"},
+    5: {"en": "The pre-receive gate", "ja": "pre-receive ゲート", "ko": "pre-receive 게이트"},
+    6: {"en": "The same mistake no longer reaches main", "ja": "同じミスはもう main に届かない",
+        "ko": "같은 실수가 더는 main에 닿지 않는다"},
+    7: {"en": "CI writes git, Argo CD deploys", "ja": "CI は Git に書き、Argo CD がデプロイする",
+        "ko": "CI는 Git에 쓰고 Argo CD가 배포한다"},
+    8: {"en": "Who writes where", "ja": "誰がどこに書くか", "ko": "누가 어디에 쓰는가"},
+}
+
+SAR_PATH = "/apis/authorization.k8s.io/v1/subjectaccessreviews"
+TOKEN_REVIEW_PATH = "/apis/authentication.k8s.io/v1/tokenreviews"
+# (name, verb, group, resource, namespace, allowed?): what ci:validator may and may not do.
+# An empty namespace asks about every namespace at once (a cluster-wide grant).
+ACCESS = (
+    ("create-dryrun", "create", "apps", "deployments", DRYRUN_NS, True),
+    ("patch-dryrun", "patch", "apps", "deployments", DRYRUN_NS, True),
+    ("create-prod", "create", "apps", "deployments", PROD_NS, False),
+    ("patch-prod", "patch", "apps", "deployments", PROD_NS, False),
+    ("delete-prod", "delete", "apps", "deployments", PROD_NS, False),
+    ("create-prod-configmaps", "create", "", "configmaps", PROD_NS, False),
+    ("create-all-namespaces", "create", "apps", "deployments", "", False),
+    ("create-namespaces", "create", "", "namespaces", "", False),
+)
+
+
+def cluster_reads(site):
+    return {
+        "app": (f"/apis/argoproj.io/v1alpha1/namespaces/{site.argocd_namespace}/applications/{APP}", None),
+        "web": (f"/apis/apps/v1/namespaces/{PROD_NS}/deployments/web", None),
+        "validator_sa": (f"/api/v1/namespaces/{CI_NS}/serviceaccounts/validator", None),
+        "dryrun_namespace": (f"/api/v1/namespaces/{DRYRUN_NS}", None),
+        "role": (f"/apis/rbac.authorization.k8s.io/v1/namespaces/{DRYRUN_NS}/roles/dryrun-deployments", None),
+        "binding": (f"/apis/rbac.authorization.k8s.io/v1/namespaces/{DRYRUN_NS}/rolebindings/validator-dryrun", None),
+        # Read after the probes ran validate.sh: a probe object here was really created.
+        "dryrun_deployments": (f"/apis/apps/v1/namespaces/{DRYRUN_NS}/deployments", None),
+    }
+
+
+def access_review(verb, group, resource, namespace):
+    return (SAR_PATH, {"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+                       "spec": {"user": VALIDATOR, "groups": VALIDATOR_GROUPS,
+                                "resourceAttributes": {"verb": verb, "group": group, "resource": resource,
+                                                       "namespace": namespace}}})
+
+
+def reviews(site, files):
+    """Questions to the API server: what ci:validator may do, and who the ci-kubeconfig token is."""
+    questions = {f"sar_{name}": access_review(verb, group, resource, ns)
+                 for name, verb, group, resource, ns, _ in ACCESS}
+    read = files["ci-kubeconfig"]
+    token = current_context(read.data[0]).get("token") if read.ok and read.data else None
+    if token:
+        questions["token_review"] = (TOKEN_REVIEW_PATH, {"apiVersion": "authentication.k8s.io/v1",
+                                                         "kind": "TokenReview", "spec": {"token": token}})
+    return questions
+
+
+# ---------------------------------------------------------------- probes (run once, on temp copies)
+
+
+def manifest(name, replicas_key="replicas", replicas=1):
+    return (f"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\n  labels:\n    app: lab-probe\n"
+            f"spec:\n  {replicas_key}: {replicas}\n  selector:\n    matchLabels:\n      app: lab-probe\n"
+            f"  template:\n    metadata:\n      labels:\n        app: lab-probe\n    spec:\n      containers:\n"
+            f"        - name: web\n          image: {BASE_IMAGE}\n")
+
+
+def validate_cases(prefix):
+    """{case: {file: manifest}}: what validate.sh must accept (valid) and reject (the rest)."""
+    return {
+        "valid": {"web.yaml": manifest(f"{prefix}ok")},
+        "string-replicas": {"web.yaml": manifest(f"{prefix}two", replicas="two")},
+        "unknown-field": {"web.yaml": manifest(f"{prefix}typo", replicas_key="replica")},
+        # The bad manifest first: a loop that keeps only the last file's status lets it through.
+        "mixed": {"a-bad.yaml": manifest(f"{prefix}bad", replicas="two"), "b-good.yaml": manifest(f"{prefix}good")},
+    }
+
+
+def hook_cases(prefix):
+    """(case, branch, files, delete): pushes the gate must reject or let through."""
+    typo = {WEB_YAML: manifest(f"{prefix}gate", replicas_key="replica")}
+    return (
+        ("typo-main", "main", typo, False),
+        ("valid-main", "main", {WEB_YAML: manifest(f"{prefix}gate", replicas=3)}, False),
+        ("delete-main", "main", {}, True),
+        ("typo-branch", f"{prefix}branch", typo, False),
+    )
+
+
+def run_probes(context):
+    """The grader-environment read (the VM's admin kubeconfig: server and CA) and the active
+    probes of validate.sh and the pre-receive hook. Every result is plain data."""
+    prefix = f"{PROBE_PREFIX}{secrets.token_hex(3)}-"
+    results = {"k3s": admin_cluster(context.site.k3s_kubeconfig), "prefix": prefix}
+    script = context.files["validate.sh"]
+    with tempfile.TemporaryDirectory(prefix="lab-probe-") as tmp:
+        # A KUBECONFIG that does not exist: validate.sh must name its kubeconfig itself.
+        env = probe_env(tmp, {"KUBECONFIG": os.path.join(tmp, "no-such-kubeconfig")})
+        if script.ok and script.executable:
+            runs = {}
+            for case, files in validate_cases(prefix).items():
+                folder = os.path.join(tmp, case)
+                os.makedirs(folder)
+                for name, text in files.items():
+                    with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
+                        handle.write(text)
+                runs[case] = run_script([script.path, folder], tmp, env).as_dict()
+            results["validate"] = runs
+        else:
+            results["validate"] = {"not_run": "validate.sh is missing or not executable"}
+        hook = context.files["hooks/pre-receive"]
+        if not (hook.ok and hook.executable):
+            results["hook"] = {"not_run": "hooks/pre-receive is missing or not executable"}
+            return results
+        runs = {}
+        try:
+            for case, branch, files, delete in hook_cases(prefix):
+                runs[case] = push_probe(context.bare_path, branch, files, delete,
+                                        {"KUBECONFIG": env["KUBECONFIG"]}).as_dict()
+        except ProbeUnavailable as exc:
+            runs = {"not_run": str(exc)}
+        results["hook"] = runs
+    return results
+
+
+def admin_cluster(path):
+    """{"server", "ca_data" (base64 text)} of the VM's admin kubeconfig, or {"error": why}."""
+    try:
+        config = load_kubeconfig_data(path)
+    except ClusterError as exc:
+        return {"error": exc.detail}
+    found = current_context(config)
+    ca = found["ca_data"]
+    return {"server": found["server"], "ca_data": base64.b64encode(ca).decode() if ca else None}
+
+
+MESSAGES = {  # this lab's own; the shared ones are in i18n.py
+    "first_web_commit_ok": ("the first commit adding deploy/web.yaml ({sha}) has the baseline Deployment",
+                            "deploy/web.yaml を追加した最初のコミット({sha})の Deployment は基準どおりです",
+                            "deploy/web.yaml 을 추가한 첫 커밋({sha})의 Deployment 가 기준과 같습니다"),
+    "first_web_commit_wrong": ("the first commit adding deploy/web.yaml ({sha}) differs: expected {expected}, "
+                               "found {found}",
+                               "deploy/web.yaml を追加した最初のコミット({sha})が違います。期待値 {expected}、実際は {found}",
+                               "deploy/web.yaml 을 추가한 첫 커밋({sha})이 다릅니다. 기대값 {expected}, 실제값 {found}"),
+    "first_web_commit_missing": ("no commit on bare main adds deploy/web.yaml",
+                                 "bare の main に deploy/web.yaml を追加したコミットがありません",
+                                 "bare main 에 deploy/web.yaml 을 추가한 커밋이 없습니다"),
+    "broken_commit_ok": ("commit {sha} is on bare main and sets replicas to the string \"two\"",
+                         "コミット {sha} は bare の main にあり、replicas を文字列 \"two\" にしています",
+                         "커밋 {sha} 는 bare main 에 있고 replicas 를 문자열 \"two\" 로 바꿉니다"),
+    "broken_commit_not_string": ("commit {sha}: deploy/web.yaml spec.replicas is {found}, expected the string \"two\"",
+                                 "コミット {sha}: deploy/web.yaml の spec.replicas は {found} です。文字列 \"two\" が必要です",
+                                 "커밋 {sha}: deploy/web.yaml 의 spec.replicas 가 {found} 입니다. 문자열 \"two\" 여야 합니다"),
+    "operation_message_ok": ("the recorded message is Argo CD's apply failure: {found}",
+                             "記録したメッセージは Argo CD の適用失敗のものです: {found}",
+                             "기록한 메시지는 Argo CD 의 적용 실패 메시지입니다: {found}"),
+    "operation_message_wrong": ("broken.json operation_message {found} is not the message of a failed apply of "
+                                "replicas (status.operationState.message)",
+                                "broken.json の operation_message {found} は replicas の適用失敗のメッセージ"
+                                "(status.operationState.message)ではありません",
+                                "broken.json operation_message {found} 는 replicas 적용 실패 메시지"
+                                "(status.operationState.message)가 아닙니다"),
+    "revert_ok": ("commit {sha} restores deploy/web.yaml of the broken commit's parent",
+                  "コミット {sha} は壊れたコミットの親の deploy/web.yaml に戻しています",
+                  "커밋 {sha} 가 깨진 커밋의 부모의 deploy/web.yaml 로 되돌립니다"),
+    "revert_missing": ("no commit after {sha} on bare main restores deploy/web.yaml of its parent (use git revert; "
+                       "do not rewrite history)",
+                       "bare の main で {sha} の後に、その親の deploy/web.yaml に戻したコミットがありません"
+                       "(履歴を書き換えず git revert を使います)",
+                       "bare main 에서 {sha} 이후에 그 부모의 deploy/web.yaml 로 되돌린 커밋이 없습니다"
+                       "(이력을 고쳐 쓰지 말고 git revert 를 쓰세요)"),
+    "app_at_head": ("Application {name} is Synced and Healthy at bare main's head {sha}",
+                    "Application {name} は bare main の先頭 {sha} で Synced かつ Healthy です",
+                    "Application {name} 는 bare main 의 최신 커밋 {sha} 에서 Synced 이고 Healthy 입니다"),
+    "app_not_at_head": ("Application {name} is at {found}, expected Synced / Healthy at bare main's head {sha}",
+                        "Application {name} は {found} です。bare main の先頭 {sha} で Synced / Healthy が必要です",
+                        "Application {name} 는 {found} 입니다. bare main 의 최신 커밋 {sha} 에서 Synced / Healthy 여야 합니다"),
+    "broken_still_retrying": ("the operation of {name} still retries the broken commit {sha} (phase {phase}); "
+                              "new commits wait until it ends",
+                              "{name} の同期処理がまだ壊れたコミット {sha} をリトライしています(phase {phase})。"
+                              "終わるまで新しいコミットは同期されません",
+                              "{name} 의 동기화 작업이 아직 깨진 커밋 {sha} 를 재시도하고 있습니다 (phase {phase}). "
+                              "끝날 때까지 새 커밋은 동기화되지 않습니다"),
+    "no_broken_retry": ("no operation of {name} retries the broken commit",
+                        "{name} に壊れたコミットをリトライする処理はありません",
+                        "{name} 에 깨진 커밋을 재시도하는 작업이 없습니다"),
+    "rbac_object_ok": ("{what} is as the lab asks", "{what} は指示どおりです", "{what} 가 지시대로입니다"),
+    "rbac_object_missing": ("{what} does not exist", "{what} がありません", "{what} 가 없습니다"),
+    "rbac_object_wrong": ("{what}: expected {expected}, found {found}", "{what}: 期待値 {expected}、実際は {found}",
+                          "{what}: 기대값 {expected}, 실제값 {found}"),
+    "access_ok": ("the API server answers as expected for ci:validator: {found}",
+                  "ci:validator について API サーバーの判定は期待どおりです: {found}",
+                  "ci:validator 에 대한 API 서버의 판정이 기대대로입니다: {found}"),
+    "access_wrong": ("the API server's answers for ci:validator differ (question: expected / answer): {details}",
+                     "ci:validator について API サーバーの判定が違います(質問: 期待値 / 回答): {details}",
+                     "ci:validator 에 대한 API 서버의 판정이 다릅니다 (질문: 기대값 / 응답): {details}"),
+    "kubeconfig_ok": ("{what} is as expected: {found}", "{what} は期待どおりです: {found}",
+                      "{what} 가 기대대로입니다: {found}"),
+    "kubeconfig_wrong": ("{what}: expected {expected}, found {found}", "{what}: 期待値 {expected}、実際は {found}",
+                         "{what}: 기대값 {expected}, 실제값 {found}"),
+    "kubeconfig_unreadable": ("{path} cannot be used as a kubeconfig ({problem})",
+                              "{path} は kubeconfig として使えません({problem})",
+                              "{path} 는 kubeconfig 로 쓸 수 없습니다 ({problem})"),
+    "admin_kubeconfig_unreadable": ("the VM's admin kubeconfig cannot be read: {detail}",
+                                    "VM の管理者用 kubeconfig を読めません: {detail}",
+                                    "VM 의 관리자 kubeconfig 를 읽을 수 없습니다: {detail}"),
+    "token_user_ok": ("the API server authenticates the token as {found}", "API サーバーはトークンを {found} と認証しました",
+                      "API 서버가 토큰을 {found} 로 인증했습니다"),
+    "token_user_wrong": ("the API server authenticates the token as {found}, expected {expected}",
+                         "API サーバーの認証結果は {found} です。{expected} が必要です",
+                         "API 서버가 토큰을 {found} 로 인증했습니다. {expected} 여야 합니다"),
+    "token_missing": ("{path} has no bearer token in its current context", "{path} の現在のコンテキストにトークンがありません",
+                      "{path} 의 현재 컨텍스트에 토큰이 없습니다"),
+    "token_lifetime_ok": ("the token lives {found} s (8 hours)", "トークンの有効期間は {found} 秒(8 時間)です",
+                          "토큰의 유효 기간은 {found} 초 (8시간) 입니다"),
+    "token_lifetime_wrong": ("the token lives {found} s (exp - iat), expected {expected} s (8 hours)",
+                             "トークンの有効期間は {found} 秒(exp - iat)です。{expected} 秒(8 時間)が必要です",
+                             "토큰의 유효 기간이 {found} 초 (exp - iat) 입니다. {expected} 초 (8시간) 여야 합니다"),
+    "token_not_jwt": ("the token is not a JWT with iat and exp", "トークンは iat と exp を持つ JWT ではありません",
+                      "토큰이 iat 과 exp 를 가진 JWT 가 아닙니다"),
+    "script_ok": ("{path} exists and is executable", "{path} があり、実行可能です", "{path} 가 있고 실행 가능합니다"),
+    "script_not_executable": ("{path} is not executable (chmod +x)", "{path} が実行可能ではありません(chmod +x)",
+                              "{path} 가 실행 가능하지 않습니다 (chmod +x)"),
+    "script_text_ok": ("{path}: {what}", "{path}: {what}", "{path}: {what}"),
+    "script_text_missing": ("{path} must {what}", "{path} は次を満たす必要があります: {what}",
+                            "{path} 는 다음을 만족해야 합니다: {what}"),
+    "probe_ok": ("{script} {what}: exit code {returncode}", "{script} {what}: 終了コード {returncode}",
+                 "{script} {what}: 종료 코드 {returncode}"),
+    "probe_wrong": ("{script} {what}, but exited with code {returncode}: {output}",
+                    "{script} は{what}はずですが、終了コードは {returncode} でした: {output}",
+                    "{script} 는 {what} 해야 하지만 종료 코드가 {returncode} 였습니다: {output}"),
+    "probe_cut_short": ("{script} was stopped ({reason}) while it should have {what}",
+                        "{script} は止められました({reason})。本来は{what}はずでした",
+                        "{script} 가 중단되었습니다 ({reason}). 원래는 {what} 해야 했습니다"),
+    "broken_not_in_history": ("no commit on bare main sets deploy/web.yaml replicas to the string \"two\" "
+                              "(the broken commit must stay in the history: revert it, do not rewrite it)",
+                              "bare の main に deploy/web.yaml の replicas を文字列 \"two\" にしたコミットがありません"
+                              "(壊れたコミットは履歴に残し、書き換えずに revert します)",
+                              "bare main 에 deploy/web.yaml 의 replicas 를 문자열 \"two\" 로 바꾼 커밋이 없습니다"
+                              "(깨진 커밋은 이력에 남기고, 고쳐 쓰지 말고 revert 하세요)"),
+    "validate_refuses_valid": ("validate.sh does not accept a valid Deployment, so no gate built on it can",
+                               "validate.sh が正しい Deployment を受け入れないため、それを使うゲートも受け入れられません",
+                               "validate.sh 가 올바른 Deployment 를 받아들이지 않으므로 "
+                               "그것을 쓰는 게이트도 받아들일 수 없습니다"),
+    "broken_commit_unknown": ("broken.json does not name a commit on bare main",
+                              "broken.json が bare の main のコミットを指していません",
+                              "broken.json 이 bare main 의 커밋을 가리키지 않습니다"),
+    "validate_accepts_typo": ("validate.sh accepts the misspelled field replica:, so no gate built on it refuses it",
+                              "validate.sh が誤字のフィールド replica: を受け入れるため、それを使うゲートも拒否できません",
+                              "validate.sh 가 오타 필드 replica: 를 받아들이므로 그것을 쓰는 게이트도 거부할 수 없습니다"),
+    "bump_commit_unknown": ("no commit \"ci: web nginx:1.28-alpine\" on bare main",
+                            "bare の main にコミット「ci: web nginx:1.28-alpine」がありません",
+                            "bare main 에 커밋 \"ci: web nginx:1.28-alpine\" 가 없습니다"),
+    "probe_not_run": ("{script} was not run: {reason}", "{script} は実行されませんでした: {reason}",
+                      "{script} 는 실행되지 않았습니다: {reason}"),
+    "probe_objects_none": ("no probe object exists in {namespace}: validate.sh created nothing",
+                           "{namespace} にプローブのオブジェクトはありません。validate.sh は何も作成していません",
+                           "{namespace} 에 프로브 오브젝트가 없습니다. validate.sh 는 아무것도 만들지 않았습니다"),
+    "probe_objects_created": ("validate.sh really created {found} in {namespace} (not a dry run)",
+                              "validate.sh が {namespace} に {found} を実際に作成しました(dry-run ではありません)",
+                              "validate.sh 가 {namespace} 에 {found} 를 실제로 만들었습니다 (dry-run 이 아님)"),
+    "transcript_ok": ("blocked.txt holds git's rejection of main by the pre-receive hook",
+                      "blocked.txt には pre-receive フックによる main の拒否の出力があります",
+                      "blocked.txt 에 pre-receive 훅이 main 을 거부한 git 출력이 있습니다"),
+    "transcript_incomplete": ("blocked.txt lacks {missing}: save the whole output of the rejected git push",
+                              "blocked.txt に {missing} がありません。拒否された git push の出力全体を保存します",
+                              "blocked.txt 에 {missing} 가 없습니다. 거부된 git push 의 출력 전체를 저장하세요"),
+    "typo_on_main": ("commits on bare main have a replica: key in deploy/web.yaml: {found}",
+                     "bare の main に、deploy/web.yaml に replica: キーを持つコミットがあります: {found}",
+                     "bare main 에 deploy/web.yaml 에 replica: 키가 있는 커밋이 있습니다: {found}"),
+    "no_typo_on_main": ("no commit on bare main has a replica: key in deploy/web.yaml",
+                        "bare の main に replica: キーを持つコミットはありません",
+                        "bare main 에 replica: 키가 있는 커밋이 없습니다"),
+    "clone_main_ok": ("the clone's main equals origin/main ({found})", "クローンの main は origin/main と同じです({found})",
+                      "클론의 main 이 origin/main 과 같습니다 ({found})"),
+    "clone_main_differs": ("the clone's main differs from origin/main: {found} (git reset --hard origin/main)",
+                           "クローンの main が origin/main と違います: {found}(git reset --hard origin/main)",
+                           "클론의 main 이 origin/main 과 다릅니다: {found} (git reset --hard origin/main)"),
+    "bump_commit_ok": ("commit {sha} \"ci: web nginx:1.28-alpine\" sets the image to nginx:1.28-alpine",
+                       "コミット {sha}「ci: web nginx:1.28-alpine」はイメージを nginx:1.28-alpine にしています",
+                       "커밋 {sha} \"ci: web nginx:1.28-alpine\" 가 이미지를 nginx:1.28-alpine 으로 바꿉니다"),
+    "bump_commit_missing": ("no commit on bare main has the message \"ci: web nginx:1.28-alpine\" and image "
+                            "nginx:1.28-alpine (found: {found})",
+                            "bare の main に、メッセージ「ci: web nginx:1.28-alpine」でイメージ nginx:1.28-alpine の"
+                            "コミットがありません(見つかったもの: {found})",
+                            "bare main 에 메시지 \"ci: web nginx:1.28-alpine\" 이고 이미지가 nginx:1.28-alpine 인 커밋이 "
+                            "없습니다 (발견: {found})"),
+    "revision_ok": ("Application {name} is Synced and Healthy at {sha} or later", "Application {name} は {sha} 以降で "
+                    "Synced かつ Healthy です", "Application {name} 는 {sha} 이후에서 Synced 이고 Healthy 입니다"),
+    "revision_behind": ("Application {name} is at {found}, expected Synced / Healthy at {sha} or a later commit",
+                        "Application {name} は {found} です。{sha} 以降のコミットで Synced / Healthy が必要です",
+                        "Application {name} 는 {found} 입니다. {sha} 이후 커밋에서 Synced / Healthy 여야 합니다"),
+}
+
+HINTS = {
+    "ci_baseline": ("deploy/web.yaml: Deployment web without a namespace, replicas 2, label app: web, one container "
+                    "web with image nginx:1.27-alpine, committed and pushed to main.",
+                    "deploy/web.yaml には namespace なし、replicas 2、ラベル app: web、コンテナ web(イメージ "
+                    "nginx:1.27-alpine)の Deployment web を書き、main に push します。",
+                    "deploy/web.yaml 에 namespace 없이 replicas 2, 레이블 app: web, 컨테이너 web (이미지 "
+                    "nginx:1.27-alpine) 인 Deployment web 을 쓰고 main 에 push 하세요."),
+    "ci_application": ("Application ci-web: project default, source path deploy at main of the gitd URL, destination "
+                       "namespace ci-web, automated with prune and selfHeal, syncOptions CreateNamespace=true.",
+                       "Application ci-web は project default、gitd の URL の main の deploy パス、宛先ネームスペース "
+                       "ci-web、自動同期(prune・selfHeal)、syncOptions CreateNamespace=true にします。",
+                       "Application ci-web 은 project default, gitd URL 의 main 의 deploy 경로, 대상 네임스페이스 "
+                       "ci-web, 자동 동기화 (prune, selfHeal), syncOptions CreateNamespace=true 로 하세요."),
+    "ci_broken": ("Record what Argo CD showed about 20 s after the hard refresh: the full commit SHA, "
+                  "status.sync.status, status.operationState.message and the live Deployment's spec.replicas (a number).",
+                  "hard refresh の約 20 秒後に見えた値を記録します: 完全なコミット SHA、status.sync.status、"
+                  "status.operationState.message、実際の Deployment の spec.replicas(数値)。",
+                  "hard refresh 후 약 20초 뒤에 보인 값을 기록하세요: 전체 커밋 SHA, status.sync.status, "
+                  "status.operationState.message, 실제 Deployment 의 spec.replicas (숫자)."),
+    "ci_revert": ("Undo the broken commit with `git revert <sha>` and push: the history keeps the mistake and its fix.",
+                  "`git revert <SHA>` で壊れたコミットを取り消して push します。履歴にミスと修正の両方が残ります。",
+                  "`git revert <SHA>` 로 깨진 커밋을 취소하고 push 하세요. 이력에 실수와 수정이 모두 남습니다."),
+    "ci_terminate": ("While status.operationState.operation.sync.revision is the broken commit and the phase is "
+                     "Running, end it: `argocd app terminate-op ci-web --core` with {workspace}/kubeconfig "
+                     "(namespace {argocd_namespace}).",
+                     "status.operationState.operation.sync.revision が壊れたコミットで phase が Running の間は、"
+                     "{workspace}/kubeconfig(ネームスペース {argocd_namespace})で "
+                     "`argocd app terminate-op ci-web --core` を実行して終わらせます。",
+                     "status.operationState.operation.sync.revision 이 깨진 커밋이고 phase 가 Running 인 동안에는 "
+                     "{workspace}/kubeconfig (네임스페이스 {argocd_namespace}) 로 "
+                     "`argocd app terminate-op ci-web --core` 를 실행해 끝내세요."),
+    "ci_rbac": ("Role dryrun-deployments in ci-dryrun: one rule, apiGroups [apps], resources [deployments], verbs "
+                "get, create, patch; RoleBinding validator-dryrun binds it to ServiceAccount validator in ci. Check with "
+                "`kubectl auth can-i ... --as system:serviceaccount:ci:validator`.",
+                "ci-dryrun の Role dryrun-deployments はルール 1 つ(apiGroups [apps]、resources [deployments]、verbs "
+                "get・create・patch)。RoleBinding validator-dryrun で ci の ServiceAccount validator に結び付け、"
+                "`kubectl auth can-i ... --as system:serviceaccount:ci:validator` で確かめます。",
+                "ci-dryrun 의 Role dryrun-deployments 는 규칙 하나 (apiGroups [apps], resources [deployments], verbs "
+                "get, create, patch), RoleBinding validator-dryrun 으로 ci 의 ServiceAccount validator 에 연결하고 "
+                "`kubectl auth can-i ... --as system:serviceaccount:ci:validator` 로 확인하세요."),
+    "ci_kubeconfig": ("Build it with `kubectl create token validator -n ci --duration=8h` and `kubectl config "
+                      "--kubeconfig <file> set-cluster/set-credentials/set-context`: the k3s server and CA data, "
+                      "namespace ci-dryrun.",
+                      "`kubectl create token validator -n ci --duration=8h` と `kubectl config --kubeconfig <ファイル> "
+                      "set-cluster/set-credentials/set-context` で作ります。サーバーと CA は k3s のもの、"
+                      "ネームスペースは ci-dryrun です。",
+                      "`kubectl create token validator -n ci --duration=8h` 와 `kubectl config --kubeconfig <파일> "
+                      "set-cluster/set-credentials/set-context` 로 만드세요. 서버와 CA 는 k3s 의 것, 네임스페이스는 "
+                      "ci-dryrun 입니다."),
+    "ci_validate": ("validate.sh <dir>: `kubectl --kubeconfig {workspace}/ci-kubeconfig -n ci-dryrun apply "
+                    "--dry-run=server -f <dir>`; exit non-zero when any manifest is refused (mind pipes: set -o pipefail).",
+                    "validate.sh <ディレクトリ>: `kubectl --kubeconfig {workspace}/ci-kubeconfig -n ci-dryrun apply "
+                    "--dry-run=server -f <ディレクトリ>`。1 つでも拒否されたら 0 以外で終了します(パイプには "
+                    "set -o pipefail)。",
+                    "validate.sh <디렉터리>: `kubectl --kubeconfig {workspace}/ci-kubeconfig -n ci-dryrun apply "
+                    "--dry-run=server -f <디렉터리>`. 하나라도 거부되면 0 이 아닌 값으로 끝나야 합니다 (파이프에는 "
+                    "set -o pipefail)."),
+    "ci_hook": ("In the hook read `old new ref` lines from stdin; for refs/heads/main extract the NEW commit's deploy "
+                "with `git archive <new> deploy | tar -x -C <tmp>` and run validate.sh on it; a new SHA of 40 zeros is "
+                "a delete: refuse it for main; let every other ref through.",
+                "フックは標準入力から `old new ref` を読みます。refs/heads/main なら新しいコミットの deploy を "
+                "`git archive <new> deploy | tar -x -C <一時>` で取り出して validate.sh で検証し、新しい SHA が 0 の "
+                "40 桁なら削除なので main では拒否します。ほかの参照は通します。",
+                "훅은 표준 입력에서 `old new ref` 를 읽습니다. refs/heads/main 이면 새 커밋의 deploy 를 "
+                "`git archive <new> deploy | tar -x -C <임시>` 로 꺼내 validate.sh 로 검증하고, 새 SHA 가 0 40개면 "
+                "삭제이므로 main 에서는 거부하세요. 다른 참조는 통과시킵니다."),
+    "ci_blocked": ("Save the whole output of the rejected push, e.g. `git push origin main 2>&1 | tee "
+                   "{workspace}/blocked.txt`, then `git reset --hard origin/main`.",
+                   "拒否された push の出力全体を保存します(例: `git push origin main 2>&1 | tee "
+                   "{workspace}/blocked.txt`)。そのあと `git reset --hard origin/main` します。",
+                   "거부된 push 의 출력 전체를 저장하세요 (예: `git push origin main 2>&1 | tee "
+                   "{workspace}/blocked.txt`). 그 다음 `git reset --hard origin/main` 하세요."),
+    "ci_bump": ("bump.sh <tag>: sync the clone with origin/main, set the image to nginx:<tag>, commit "
+                "\"ci: web nginx:<tag>\" and push; no kubectl: Argo CD deploys what git says.",
+                "bump.sh <タグ>: クローンを origin/main に合わせ、イメージを nginx:<タグ> にして「ci: web nginx:<タグ>」"
+                "でコミットし push します。kubectl は使いません。デプロイは Argo CD が Git から行います。",
+                "bump.sh <태그>: 클론을 origin/main 에 맞추고 이미지를 nginx:<태그> 로 바꿔 \"ci: web nginx:<태그>\" 로 "
+                "커밋하고 push 하세요. kubectl 은 쓰지 않습니다. 배포는 Argo CD 가 Git 에서 합니다."),
+    "ci_report": ("ci_writes git, cd_writes cluster, gate pre-receive; the two booleans come from `kubectl auth can-i` "
+                  "and `git merge-base --is-ancestor`, deployed_revision from status.sync.revision.",
+                  "ci_writes は git、cd_writes は cluster、gate は pre-receive。2 つの真偽値は `kubectl auth can-i` と "
+                  "`git merge-base --is-ancestor` の結果、deployed_revision は status.sync.revision から書きます。",
+                  "ci_writes 는 git, cd_writes 는 cluster, gate 는 pre-receive. 두 불리언은 `kubectl auth can-i` 와 "
+                  "`git merge-base --is-ancestor` 결과, deployed_revision 은 status.sync.revision 에서 쓰세요."),
+}
+
+
+lab = Lab(
+    "cgoa-ci",
+    {"en": "CI validates, git gates, Argo CD deploys", "ja": "CI が検証し、Git が守り、Argo CD がデプロイする",
+     "ko": "CI가 검증하고 Git이 막고 Argo CD가 배포한다"},
+    STEP_TITLES,
+    Reads(json_files=("broken.json", "report.json"), yaml_files=("app.yaml",),
+          text_files=("validate.sh", "bump.sh", "blocked.txt"), kubeconfig_files=("ci-kubeconfig", "kubeconfig"),
+          repo=Repo(REPO_NAME, prefixes=("deploy",), tracked_paths=(WEB_YAML,), files=("hooks/pre-receive",)),
+          clone="repo", clone_refs=("refs/heads/main", "refs/remotes/origin/main"),
+          api=cluster_reads, reviews=reviews, probes=run_probes),
+    MESSAGES,
+    HINTS,
+)
+
+
+# ---------------------------------------------------------------- shared facts of this lab
+
+
+def web_deployment(text):
+    """The Deployment web of a deploy/web.yaml text, or None."""
+    _, doc = find_object([("", d) for d in yaml_documents(text)], "Deployment", name="web")
+    return doc
+
+
+def web_at(state, sha):
+    return web_deployment(state.repo.history.get(sha, {}).get(WEB_YAML))
+
+
+def oldest_first(state):
+    return list(reversed(state.repo.order))
+
+
+def history_broken(state):
+    """The commits on bare main whose deploy/web.yaml sets replicas to the string "two"."""
+    if not state.repo.ok:
+        return []
+    return [sha for sha in oldest_first(state) if dig(web_at(state, sha), "spec", "replicas") == "two"]
+
+
+def broken_commit(state):
+    """(sha, None) for broken.json's commit when it is on bare main, else (None, failing Verdict)."""
+    data, problem = evidence(state, "broken.json")
+    if problem:
+        return None, problem
+    sha, problem = typed_field(data, "commit", "string", "broken.json commit")
+    if problem:
+        return None, problem
+    sha = sha.strip().lower()
+    if not re.fullmatch(r"[0-9a-f]{40}", sha):
+        return None, failed("value_mismatch", expected="40 hex characters", found=data["commit"],
+                            what="broken.json commit", hint="ci_broken")
+    problem = repo_blocked(state)
+    if problem:
+        return None, problem
+    if sha not in state.repo.commits:
+        return None, failed("commit_not_on_main", expected="a commit on bare main", found=sha, hint="ci_revert")
+    return sha, None
+
+
+def repo_url(state):
+    return state.site.repo_url(REPO_NAME)
+
+
+def operation_revision(app):
+    return dig(app, "status", "operationState", "operation", "sync", "revision")
+
+
+def retrying_broken(state, app):
+    """The broken sha when the app's operation still runs on it, else None."""
+    revision = operation_revision(app)
+    phase = dig(app, "status", "operationState", "phase")
+    if revision in history_broken(state) and phase in ("Running", "Terminating"):
+        return revision
+    return None
+
+
+def live_app(state, step):
+    app = state.cluster.get("app")
+    if app is None:
+        return None, (failed("live_app_missing", expected=APP, found=None, name=APP, hint="application_apply")
+                      if step == 1 else blocked(1, "live_app_missing", name=APP))
+    return app, None
+
+
+def app_at_revision(state, app, anchor, ok_key, behind_key):
+    """Synced and Healthy at `anchor` or a later commit on main; PENDING while an operation on a
+    newer revision runs; the broken commit still retrying is named."""
+    sync, health, phase = live_status(app)
+    revision = dig(app, "status", "sync", "revision")
+    found = {"sync": sync, "health": health, "revision": revision, "operation": phase}
+    expected = {"sync": "Synced", "health": "Healthy", "revision": f"{anchor[:7]} or later"}
+    at_or_after = isinstance(revision, str) and revision in state.repo.commits and state.repo.is_ancestor(anchor, revision)
+    if sync == "Synced" and health == "Healthy" and at_or_after:
+        return passed(ok_key, expected=expected, found=found, name=APP, sha=anchor[:7])
+    broken = retrying_broken(state, app)
+    if broken:
+        return failed("broken_still_retrying", expected=expected, found=found, name=APP, sha=broken[:7], phase=phase,
+                      hint="ci_terminate")
+    if phase in ("Running", "Terminating") or health == "Progressing":
+        return pending("app_converging", expected=expected, found=found, name=APP, sync=sync, health=health)
+    return failed(behind_key, expected=expected, found=found, name=APP, sha=anchor[:7], hint="app_sync_health")
+
+
+# ---------------------------------------------------------------- step 1
+
+
+@lab.check(1, "bare-repo", hint="bare_repo")
+def bare_repo(state):
+    return repo_blocked(state) or passed("repo_ok", path=state.bare_path, found=state.repo.head)
+
+
+@lab.check(1, "clone-origin", hint="bare_repo")
+def clone_origin(state):
+    return clone_origin_verdict(state)
+
+
+BASELINE = {"namespace": None, "replicas": 2, "label app": "web", "containers": ["web"], "image": BASE_IMAGE}
+
+
+def baseline_fields(doc):
+    labels = dig(doc, "spec", "template", "metadata", "labels", default={}) or {}
+    return {
+        "namespace": dig(doc, "metadata", "namespace"),
+        "replicas": dig(doc, "spec", "replicas"),
+        "label app": labels.get("app") if isinstance(labels, dict) else None,
+        "containers": [c.get("name") for c in containers(doc)],
+        "image": wanted_or_first(images(doc), BASE_IMAGE),
+    }
+
+
+@lab.check(1, "baseline-commit", hint="ci_baseline")
+def baseline_commit(state):
+    problem = repo_blocked(state)
+    if problem:
+        return problem
+    for sha in oldest_first(state):
+        parents = state.repo.commits[sha]["parents"]
+        added = state.repo.history[sha].get(WEB_YAML) is not None and (
+            not parents or state.repo.history.get(parents[0], {}).get(WEB_YAML) is None)
+        if added:
+            found = baseline_fields(web_at(state, sha) or {})
+            replicas_ok = is_integer(found["replicas"])
+            if found == BASELINE and replicas_ok:
+                return passed("first_web_commit_ok", expected=BASELINE, found=found, sha=sha[:7])
+            return failed("first_web_commit_wrong", expected=BASELINE, found=found, sha=sha[:7])
+    return failed("first_web_commit_missing", expected=BASELINE, found=None)
+
+
+def app_problems(state, app, namespace_required):
+    problems = spec_problems(app, state.site, repo_url(state), "deploy", PROD_NS, namespace_required)
+    project = dig(app, "spec", "project")
+    if project != "default":
+        problems.append(("spec.project", "default", project))
+    automated = dig(app, "spec", "syncPolicy", "automated")
+    if automated_enabled(app):
+        for flag in ("prune", "selfHeal"):
+            if dig(automated, flag) is not True:
+                problems.append((f"spec.syncPolicy.automated.{flag}", True, dig(automated, flag)))
+    return problems
+
+
+@lab.check(1, "app-file", hint="ci_application")
+def app_file(state):
+    app, problem = application_file(state.files["app.yaml"], APP)
+    if problem:
+        return problem
+    return verdict_from_problems(app_problems(state, app, False), "app.yaml", "ci_application")
+
+
+@lab.check(1, "live-app", hint="ci_application")
+def live_application(state):
+    app, problem = live_app(state, 1)
+    if problem:
+        return problem
+    return verdict_from_problems(app_problems(state, app, True), f"Application {APP}", "application_apply")
+
+
+# ---------------------------------------------------------------- step 2
+
+
+@lab.check(2, "broken-commit", hint="ci_broken")
+def broken_commit_check(state):
+    sha, problem = broken_commit(state)
+    if problem:
+        return problem
+    replicas = dig(web_at(state, sha), "spec", "replicas")
+    if replicas != "two":
+        return failed("broken_commit_not_string", expected="two", found=replicas, sha=sha[:7])
+    return passed("broken_commit_ok", expected="two", found=replicas, sha=sha[:7])
+
+
+@lab.check(2, "broken-sync-status", hint="ci_broken")
+def broken_sync_status(state):
+    value, problem = evidence_field(state, "broken.json", "sync_status", "string")
+    if problem:
+        return problem
+    # OutOfSync with the default client-side diff (docs/argocd-observations.md test 6); Unknown
+    # where server-side diff is on (research argocd-facts.md §6: a ComparisonError).
+    if value not in ("OutOfSync", "Unknown"):
+        return failed("value_mismatch", expected="OutOfSync", found=value, what="broken.json sync_status")
+    return passed("value_ok", expected="OutOfSync", found=value, what="broken.json sync_status")
+
+
+# gitops-engine sync_context.go: "one or more objects failed to apply, reason: <apiserver error>",
+# with ". Retrying attempt #N at ..." or " (retried N times)." appended by the controller
+# (docs/argocd-observations.md test 6; controller/appcontroller.go processRequestedAppOperation).
+# The API server's reason names the field on create ("... DeploymentSpec.spec.replicas of type
+# int32") but only the type on a patch of the existing Deployment, as in this lab ("... patch:
+# Invalid value: \"\": unrecognized type: int32", observed on the plane, test_cgoa_ci.py).
+APPLY_FAILED = "one or more objects failed to apply"
+TYPE_PROBLEM = ("replicas", "int32")
+
+
+@lab.check(2, "broken-operation-message", hint="ci_broken")
+def broken_operation_message(state):
+    value, problem = evidence_field(state, "broken.json", "operation_message", "string")
+    if problem:
+        return problem
+    lowered = value.lower()
+    if APPLY_FAILED in lowered and any(word in lowered for word in TYPE_PROBLEM):
+        return passed("operation_message_ok", expected=APPLY_FAILED, found=value)
+    return failed("operation_message_wrong", expected=f"{APPLY_FAILED}, reason: ... replicas ...", found=value)
+
+
+@lab.check(2, "broken-live-replicas", hint="ci_broken")
+def broken_live_replicas(state):
+    value, problem = evidence_field(state, "broken.json", "live_replicas", "integer")
+    if problem:
+        return problem
+    return same_value(value, 2, "broken.json live_replicas", hint="ci_broken")
+
+
+def reverted_by(state, sha):
+    """The first later commit on main whose deploy/web.yaml equals (as YAML data) that of the
+    parent of `sha`, or None."""
+    parents = state.repo.commits[sha]["parents"]
+    before = web_at(state, parents[0]) if parents else None
+    for candidate in oldest_first(state):
+        if candidate != sha and before is not None and state.repo.is_ancestor(sha, candidate) \
+                and web_at(state, candidate) == before:
+            return candidate
+    return None
+
+
+@lab.check(2, "revert-commit", hint="ci_revert")
+def revert_commit(state):
+    """Judged from git alone: every commit on main that set replicas to "two" has a later
+    commit restoring its parent's deploy/web.yaml."""
+    problem = repo_blocked(state)
+    if problem:
+        return problem
+    broken = history_broken(state)
+    if not broken:
+        return failed("broken_not_in_history", expected='a commit with replicas: "two" on main', found=None)
+    for sha in broken:
+        fix = reverted_by(state, sha)
+        if fix is None:
+            return failed("revert_missing", expected=f"a commit after {sha[:7]} with its parent's deploy/web.yaml",
+                          found=state.repo.head, sha=sha[:7])
+    return passed("revert_ok", found=fix, sha=fix[:7])
+
+
+@lab.check(2, "live-at-head", hint="app_sync_health")
+def live_at_head(state):
+    app, problem = live_app(state, 2)
+    if problem:
+        return problem
+    problem = repo_blocked(state)
+    if problem:
+        return problem
+    return app_at_revision(state, app, state.repo.head, "app_at_head", "app_not_at_head")
+
+
+@lab.check(2, "no-broken-retry", hint="ci_terminate")
+def no_broken_retry(state):
+    app, problem = live_app(state, 2)
+    if problem:
+        return problem
+    revision = operation_revision(app)
+    phase = dig(app, "status", "operationState", "phase")
+    found = {"operation.sync.revision": revision, "phase": phase}
+    expected = {"operation": "not running on a commit with replicas: \"two\""}
+    if retrying_broken(state, app):
+        return failed("broken_still_retrying", expected=expected, found=found, name=APP, sha=revision[:7],
+                      phase=phase)
+    # A broken commit's operation that ended (Failed after its retries, or terminated) may stay
+    # the last one: the revert restores what is live, so Argo CD has nothing to apply and starts
+    # no new operation until a later commit changes the manifests (observed, test_cgoa_ci.py).
+    return passed("no_broken_retry", expected=expected, found=found, name=APP)
+
+
+# ---------------------------------------------------------------- step 3
+
+
+@lab.check(3, "service-account", hint="ci_rbac")
+def service_account(state):
+    found = {"ServiceAccount ci/validator": state.cluster.get("validator_sa") is not None,
+             f"Namespace {DRYRUN_NS}": state.cluster.get("dryrun_namespace") is not None}
+    expected = dict.fromkeys(found, True)
+    if found != expected:
+        missing = ", ".join(k for k, v in found.items() if not v)
+        return failed("rbac_object_missing", expected=expected, found=found, what=missing)
+    return passed("rbac_object_ok", expected=expected, found=found, what="ServiceAccount ci/validator, "
+                  f"Namespace {DRYRUN_NS}")
+
+
+ROLE_RULE = {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["create", "get", "patch"]}
+
+
+def rule_shape(rule):
+    rule = rule if isinstance(rule, dict) else {}
+    return {key: sorted(str(v) for v in rule.get(key) or []) for key in ("apiGroups", "resources", "verbs")} | (
+        {"resourceNames": rule["resourceNames"]} if rule.get("resourceNames") else {})
+
+
+@lab.check(3, "role", hint="ci_rbac")
+def role(state):
+    obj = state.cluster.get("role")
+    what = f"Role {DRYRUN_NS}/dryrun-deployments"
+    if obj is None:
+        return failed("rbac_object_missing", expected=[ROLE_RULE], found=None, what=what)
+    rules = [rule_shape(r) for r in obj.get("rules") or []]
+    if rules != [ROLE_RULE]:
+        return failed("rbac_object_wrong", expected=[ROLE_RULE], found=rules, what=f"{what} rules")
+    return passed("rbac_object_ok", expected=[ROLE_RULE], found=rules, what=what)
+
+
+@lab.check(3, "role-binding", hint="ci_rbac")
+def role_binding(state):
+    obj = state.cluster.get("binding")
+    what = f"RoleBinding {DRYRUN_NS}/validator-dryrun"
+    expected = {"roleRef": {"kind": "Role", "name": "dryrun-deployments"},
+                "subject": {"kind": "ServiceAccount", "namespace": CI_NS, "name": "validator"}}
+    if obj is None:
+        return failed("rbac_object_missing", expected=expected, found=None, what=what)
+    subjects = [{k: s.get(k) for k in ("kind", "namespace", "name")} for s in obj.get("subjects") or []
+                if isinstance(s, dict)]
+    found = {"roleRef": {k: dig(obj, "roleRef", k) for k in ("kind", "name")},
+             "subject": expected["subject"] if expected["subject"] in subjects else subjects}
+    if found != expected:
+        return failed("rbac_object_wrong", expected=expected, found=found, what=what)
+    return passed("rbac_object_ok", expected=expected, found=found, what=what)
+
+
+def access_answers(state, allowed):
+    """{question: answer} for the SubjectAccessReviews expected to answer `allowed`."""
+    return {f"{verb} {resource} in {ns or 'all namespaces'}": dig(state.cluster.get(f"sar_{name}"), "allowed")
+            for name, verb, _, resource, ns, expect in ACCESS if expect is allowed}
+
+
+def access_verdict(state, allowed):
+    found = access_answers(state, allowed)
+    expected = dict.fromkeys(found, allowed)
+    wrong = {q: a for q, a in found.items() if a is not allowed}
+    if wrong:
+        details = "; ".join(f"{q}: {allowed} / {a}" for q, a in wrong.items())
+        return failed("access_wrong", expected=expected, found=found, details=details)
+    return passed("access_ok", expected=expected, found=found)
+
+
+@lab.check(3, "access-dryrun", hint="ci_rbac")
+def access_dryrun(state):
+    return access_verdict(state, True)
+
+
+@lab.check(3, "no-access-prod", hint="ci_rbac")
+def no_access_prod(state):
+    return access_verdict(state, False)
+
+
+def kubeconfig_context(state, name):
+    """(context fields, None) of a workspace kubeconfig, or (None, failing Verdict). A YAML
+    parser's error is not shown: it quotes the text, and a kubeconfig's text holds a token."""
+    read = state.files[name]
+    if read.problem == "invalid_kubeconfig":
+        return None, failed("kubeconfig_unreadable", path=read.path, problem=read.detail, hint="ci_kubeconfig")
+    if not read.ok:
+        return None, file_problem(read, hint="ci_kubeconfig")
+    return current_context(read.data[0]), None
+
+
+def admin(state):
+    """(the VM's admin server and CA, None), or (None, ERROR): it is the grader's environment."""
+    k3s = state.probes["k3s"]
+    if "error" in k3s:
+        return None, errored("admin_kubeconfig_unreadable", detail=k3s["error"])
+    return k3s, None
+
+
+def same_cluster(context, k3s):
+    ca = base64.b64decode(k3s["ca_data"]) if k3s.get("ca_data") else None
+    return {"server": context["server"] == k3s["server"],
+            "CA data": context["ca_data"] is not None and context["ca_data"] == ca}
+
+
+@lab.check(3, "ci-kubeconfig", hint="ci_kubeconfig")
+def ci_kubeconfig(state):
+    context, problem = kubeconfig_context(state, "ci-kubeconfig")
+    if problem:
+        return problem
+    k3s, problem = admin(state)
+    if problem:
+        return problem
+    found = {**same_cluster(context, k3s), "namespace": context["namespace"], "token": context["token"] is not None}
+    expected = {"server": True, "CA data": True, "namespace": DRYRUN_NS, "token": True}
+    what = "ci-kubeconfig (same as k3s / namespace / bearer token)"
+    if found != expected:
+        return failed("kubeconfig_wrong", expected=expected, found=found, what=what)
+    return passed("kubeconfig_ok", expected=expected, found=found, what=what)
+
+
+@lab.check(3, "ci-token-identity", hint="ci_kubeconfig")
+def ci_token_identity(state):
+    context, problem = kubeconfig_context(state, "ci-kubeconfig")
+    if problem:
+        return problem
+    if context["token"] is None:
+        return failed("token_missing", expected=VALIDATOR, found=None, path=state.files["ci-kubeconfig"].path)
+    review = state.cluster.get("token_review") or {}
+    user = dig(review, "user", "username") if review.get("authenticated") else None
+    if user != VALIDATOR:
+        return failed("token_user_wrong", expected=VALIDATOR, found=user or dig(review, "error"))
+    return passed("token_user_ok", expected=VALIDATOR, found=user)
+
+
+@lab.check(3, "ci-token-lifetime", hint="ci_kubeconfig")
+def ci_token_lifetime(state):
+    context, problem = kubeconfig_context(state, "ci-kubeconfig")
+    if problem:
+        return problem
+    if context["token"] is None:
+        return failed("token_missing", expected=TOKEN_LIFETIME, found=None, path=state.files["ci-kubeconfig"].path)
+    claims = jwt_claims(context["token"]) or {}
+    if not (is_integer(claims.get("iat")) and is_integer(claims.get("exp"))):
+        return failed("token_not_jwt", expected=TOKEN_LIFETIME, found=None)
+    lifetime = claims["exp"] - claims["iat"]
+    if abs(lifetime - TOKEN_LIFETIME) > TOKEN_SKEW:
+        return failed("token_lifetime_wrong", expected=TOKEN_LIFETIME, found=lifetime)
+    return passed("token_lifetime_ok", expected=TOKEN_LIFETIME, found=lifetime)
+
+
+@lab.check(3, "argocd-kubeconfig", hint="ci_terminate")
+def argocd_kubeconfig(state):
+    context, problem = kubeconfig_context(state, "kubeconfig")
+    if problem:
+        return problem
+    k3s, problem = admin(state)
+    if problem:
+        return problem
+    found = {**same_cluster(context, k3s), "namespace": context["namespace"]}
+    expected = {"server": True, "CA data": True, "namespace": state.site.argocd_namespace}
+    what = "kubeconfig (a copy of k3s's / namespace)"
+    if found != expected:
+        return failed("kubeconfig_wrong", expected=expected, found=found, what=what)
+    return passed("kubeconfig_ok", expected=expected, found=found, what=what)
+
+
+# ---------------------------------------------------------------- step 4
+
+
+def script_verdict(state, name, hint):
+    """None when the script exists and is executable, else the failing Verdict."""
+    read = state.files[name]
+    if not read.ok:
+        return file_problem(read, hint=hint)
+    if not read.executable:
+        return failed("script_not_executable", expected="executable", found=None, path=read.path, hint=hint)
+    return None
+
+
+def script_text(state, name, wanted, pattern, hint, forbidden=None):
+    """`wanted` (a description) holds when `pattern` is in the script and `forbidden` is not."""
+    read = state.files[name]
+    if not read.ok:
+        return file_problem(read, hint=hint)
+    ok = re.search(pattern, read.text) is not None and not (forbidden and re.search(forbidden, read.text))
+    key = "script_text_ok" if ok else "script_text_missing"
+    return (passed if ok else failed)(key, expected=wanted, found=None, path=read.path, what=wanted)
+
+
+@lab.check(4, "validate-script", hint="ci_validate")
+def validate_script(state):
+    return script_verdict(state, "validate.sh", "ci_validate") or passed(
+        "script_ok", path=state.files["validate.sh"].path)
+
+
+@lab.check(4, "validate-names-kubeconfig", hint="ci_validate")
+def validate_names_kubeconfig(state):
+    path = f"{state.workspace}/ci-kubeconfig"
+    return script_text(state, "validate.sh", f"name {path}", re.escape(path), "ci_validate")
+
+
+@lab.check(4, "validate-server-dry-run", hint="ci_validate")
+def validate_server_dry_run(state):
+    # kubectl accepts --dry-run=server and --dry-run server; client dry-run skips the API server's
+    # schema (the seed's common mistake).
+    return script_text(state, "validate.sh", "use --dry-run=server (not client)", r"--dry-run[= ]server\b",
+                       "ci_validate", forbidden=r"--dry-run[= ]client\b")
+
+
+def probe_verdict(state, probe, case, should_succeed, what, script, blocked_by=None):
+    """The outcome of one probe run: a script that hangs or floods its output fails whatever it
+    was asked, and so does one that could not start."""
+    runs = state.probes[probe]
+    if "not_run" in runs:
+        return failed("probe_not_run", expected=what, found=None, script=script, reason=runs["not_run"])
+    run = ProbeRun.from_dict(runs[case])
+    if run.timed_out or run.truncated:
+        return failed("probe_cut_short", expected=what, found=None, script=script, what=what,
+                      reason="timed out" if run.timed_out else "printed too much")
+    if run.returncode is None:
+        return failed("probe_not_run", expected=what, found=None, script=script, reason=run.output)
+    params = {"script": script, "what": what, "returncode": run.returncode, "output": run.output or "(no output)"}
+    expected = "exit code 0" if should_succeed else "a non-zero exit code"
+    if (run.returncode == 0) is should_succeed:
+        return passed("probe_ok", expected=expected, found=run.returncode, **params)
+    return blocked_by or failed("probe_wrong", expected=expected, found=run.returncode, **params)
+
+
+VALIDATE = "validate.sh"
+
+
+@lab.check(4, "validate-accepts-valid", hint="ci_validate")
+def validate_accepts_valid(state):
+    return probe_verdict(state, "validate", "valid", True, "accepts a valid Deployment", VALIDATE)
+
+
+@lab.check(4, "validate-rejects-string-replicas", hint="ci_validate")
+def validate_rejects_string_replicas(state):
+    return probe_verdict(state, "validate", "string-replicas", False, "rejects replicas: two", VALIDATE)
+
+
+@lab.check(4, "validate-rejects-unknown-field", hint="ci_validate")
+def validate_rejects_unknown_field(state):
+    return probe_verdict(state, "validate", "unknown-field", False, "rejects the misspelled field replica:", VALIDATE)
+
+
+@lab.check(4, "validate-rejects-mixed", hint="ci_validate")
+def validate_rejects_mixed(state):
+    return probe_verdict(state, "validate", "mixed", False, "rejects a folder with one good and one bad manifest",
+                         VALIDATE)
+
+
+@lab.check(4, "validate-created-nothing", hint="ci_validate")
+def validate_created_nothing(state):
+    prefix = state.probes["prefix"]
+    created = sorted(dig(d, "metadata", "name") for d in state.cluster.items("dryrun_deployments")
+                     if str(dig(d, "metadata", "name")).startswith(prefix))
+    if created:
+        return failed("probe_objects_created", expected=[], found=created, namespace=DRYRUN_NS)
+    return passed("probe_objects_none", expected=[], found=[], namespace=DRYRUN_NS)
+
+
+# ---------------------------------------------------------------- step 5
+
+HOOK = "pre-receive"
+
+
+@lab.check(5, "hook-file", hint="ci_hook")
+def hook_file(state):
+    return script_verdict(state, "hooks/pre-receive", "ci_hook") or passed(
+        "script_ok", path=state.files["hooks/pre-receive"].path)
+
+
+def validate_accepts_typo(state):
+    """'blocked by step 4' when validate.sh itself lets replica: through (then a gate built on
+    it cannot refuse it), else None."""
+    runs = state.probes["validate"]
+    if "not_run" in runs or ProbeRun.from_dict(runs["unknown-field"]).returncode == 0:
+        return blocked(4, "validate_accepts_typo")
+    return None
+
+
+@lab.check(5, "hook-rejects-typo-on-main", hint="ci_hook")
+def hook_rejects_typo(state):
+    return probe_verdict(state, "hook", "typo-main", False, "rejects a push to main with replica:", HOOK,
+                         blocked_by=validate_accepts_typo(state))
+
+
+def validate_blocks(state):
+    """'blocked by step 4' when validate.sh itself refuses a valid Deployment (then no gate can
+    accept one), else None."""
+    runs = state.probes["validate"]
+    if "not_run" in runs or not ProbeRun.from_dict(runs["valid"]).succeeded:
+        return blocked(4, "validate_refuses_valid")
+    return None
+
+
+@lab.check(5, "hook-accepts-valid-main", hint="ci_hook")
+def hook_accepts_valid(state):
+    return probe_verdict(state, "hook", "valid-main", True, "accepts a valid push to main", HOOK,
+                         blocked_by=validate_blocks(state))
+
+
+@lab.check(5, "hook-rejects-delete-main", hint="ci_hook")
+def hook_rejects_delete(state):
+    return probe_verdict(state, "hook", "delete-main", False, "rejects deleting main", HOOK)
+
+
+@lab.check(5, "hook-accepts-other-branch", hint="ci_hook")
+def hook_accepts_branch(state):
+    return probe_verdict(state, "hook", "typo-branch", True, "accepts a push to another branch", HOOK)
+
+
+# ---------------------------------------------------------------- step 6
+
+# git's own lines for a push refused by a pre-receive hook (builtin/send-pack.c, transport.c):
+# " ! [remote rejected] main -> main (pre-receive hook declined)"; the hook's output is relayed
+# as "remote: ..." lines.
+TRANSCRIPT = {"[remote rejected] main": r"\[remote rejected\]\s+main\b", "pre-receive hook declined":
+              r"pre-receive hook declined", "the hook's own output (remote: ...)": r"(?m)^remote: \S"}
+
+
+@lab.check(6, "blocked-transcript", hint="ci_blocked")
+def blocked_transcript(state):
+    read = state.files["blocked.txt"]
+    if not read.ok:
+        return file_problem(read, hint="ci_blocked")
+    missing = [name for name, pattern in TRANSCRIPT.items() if not re.search(pattern, read.text)]
+    if missing:
+        return failed("transcript_incomplete", expected=list(TRANSCRIPT), found=missing, missing=", ".join(missing))
+    return passed("transcript_ok", expected=list(TRANSCRIPT), found=list(TRANSCRIPT))
+
+
+def has_typo(doc):
+    spec = dig(doc, "spec")
+    return isinstance(spec, dict) and "replica" in spec
+
+
+@lab.check(6, "no-typo-on-main", hint="ci_hook")
+def no_typo_on_main(state):
+    problem = repo_blocked(state)
+    if problem:
+        return problem
+    typos = [sha[:7] for sha in state.repo.order if has_typo(web_at(state, sha))]
+    if typos:
+        return failed("typo_on_main", expected=[], found=typos)
+    return passed("no_typo_on_main", expected=[], found=[])
+
+
+@lab.check(6, "clone-reset", hint="ci_blocked")
+def clone_reset(state):
+    if not state.clone.ok:
+        return clone_origin_verdict(state)
+    refs = state.clone_refs
+    if "error" in refs:
+        return failed("clone_unreadable", path=state.clone.path, detail=refs["error"])
+    found = {"main": refs["refs/heads/main"], "origin/main": refs["refs/remotes/origin/main"]}
+    if found["main"] is None or found["main"] != found["origin/main"]:
+        return failed("clone_main_differs", expected="main == origin/main", found=found)
+    return passed("clone_main_ok", expected="main == origin/main", found=found["main"][:7])
+
+
+@lab.check(6, "live-still-synced", hint="app_sync_health")
+def live_still_synced(state):
+    app, problem = live_app(state, 6)
+    return problem or synced_healthy(app, APP)
+
+
+# ---------------------------------------------------------------- step 7
+
+
+@lab.check(7, "bump-script", hint="ci_bump")
+def bump_script(state):
+    problem = script_verdict(state, "bump.sh", "ci_bump")
+    if problem:
+        return problem
+    return script_text(state, "bump.sh", "take the tag as $1 and never call kubectl", r"\$\{?1\b", "ci_bump",
+                       forbidden=r"\bkubectl\b")
+
+
+def bump_commit_sha(state):
+    for sha in oldest_first(state):
+        web = web_at(state, sha)
+        if state.repo.commits[sha]["subject"] == BUMP_MESSAGE and BUMP_IMAGE in images(web or {}):
+            return sha
+    return None
+
+
+@lab.check(7, "bump-commit", hint="ci_bump")
+def bump_commit(state):
+    problem = repo_blocked(state)
+    if problem:
+        return problem
+    sha = bump_commit_sha(state)
+    if sha is None:
+        subjects = [state.repo.commits[s]["subject"] for s in state.repo.order[:5]]
+        return failed("bump_commit_missing", expected=BUMP_MESSAGE, found=subjects)
+    return passed("bump_commit_ok", expected=BUMP_MESSAGE, found=sha, sha=sha[:7])
+
+
+@lab.check(7, "live-revision", hint="app_sync_health")
+def bump_live_revision(state):
+    app, problem = live_app(state, 7)
+    if problem:
+        return problem
+    problem = repo_blocked(state)
+    if problem:
+        return problem
+    sha = bump_commit_sha(state)
+    if sha is None:
+        return blocked(7, "bump_commit_unknown")
+    return app_at_revision(state, app, sha, "revision_ok", "revision_behind")
+
+
+@lab.check(7, "live-image", hint="ci_bump")
+def bump_live_image(state):
+    web = state.cluster.get("web")
+    if web is None:
+        return blocked(1, "live_object_missing", what=f"Deployment {PROD_NS}/web")
+    image = wanted_or_first(images(web), BUMP_IMAGE)
+    if image == BUMP_IMAGE:
+        return passed("live_values_ok", expected=BUMP_IMAGE, found=image, what=f"Deployment {PROD_NS}/web image")
+    app = state.cluster.get("app")
+    if dig(app, "status", "operationState", "phase") == "Running" and not retrying_broken(state, app):
+        return pending("rollout_in_progress", expected=BUMP_IMAGE, found=image, what=f"Deployment {PROD_NS}/web")
+    return failed("live_values_mismatch", expected=BUMP_IMAGE, found=image, what=f"Deployment {PROD_NS}/web image")
+
+
+# ---------------------------------------------------------------- step 8
+
+
+def report_value(state, key, expected_type, truth):
+    value, problem = evidence_field(state, "report.json", key, expected_type)
+    if problem:
+        return problem
+    return same_value(value, truth, f"report.json {key}", hint="ci_report")
+
+
+@lab.check(8, "ci-writes", hint="ci_report")
+def report_ci_writes(state):
+    return report_value(state, "ci_writes", "string", "git")
+
+
+@lab.check(8, "cd-writes", hint="ci_report")
+def report_cd_writes(state):
+    return report_value(state, "cd_writes", "string", "cluster")
+
+
+@lab.check(8, "ci-can-write-prod", hint="ci_report")
+def report_ci_can_write_prod(state):
+    answer = dig(state.cluster.get("sar_patch-prod"), "allowed")
+    return report_value(state, "ci_can_write_prod", "boolean", answer is True)
+
+
+@lab.check(8, "gate", hint="ci_report")
+def report_gate(state):
+    return report_value(state, "gate", "string", "pre-receive")
+
+
+@lab.check(8, "deployed-revision", hint="ci_report")
+def report_deployed_revision(state):
+    app, problem = live_app(state, 8)
+    if problem:
+        return problem
+    return report_value(state, "deployed_revision", "string", dig(app, "status", "sync", "revision"))
+
+
+@lab.check(8, "broken-reached-git", hint="ci_report")
+def report_broken_reached_git(state):
+    value, problem = evidence_field(state, "report.json", "broken_reached_git", "boolean")
+    if problem:
+        return problem
+    data, _ = evidence(state, "broken.json")
+    sha = str(dig(data, "commit") or "").strip().lower()
+    if not re.fullmatch(r"[0-9a-f]{40}", sha) or not state.repo.ok:
+        return blocked(2, "broken_commit_unknown")
+    # git merge-base --is-ancestor <broken> main: every commit collected is reachable from main.
+    return same_value(value, sha in state.repo.commits, "report.json broken_reached_git", hint="ci_report")
