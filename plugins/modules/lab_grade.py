@@ -58,6 +58,13 @@ options:
     description: Learner files larger than this are reported as too large, not read.
     type: int
     default: 1048576
+  time_budget:
+    description:
+      - Seconds the whole call may take - health gate, every lab's reads, probes and settling.
+        Keep it below the task timeout (C(grade_task_timeout), 300 by default) so that the module
+        ends with its findings instead of being killed.
+    type: float
+    default: 240
 attributes:
   check_mode:
     support: full

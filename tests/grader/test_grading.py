@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 
+from ansible.module_utils.labgrader import i18n
 from ansible.module_utils.labgrader.collect import Reads, Site
 from ansible.module_utils.labgrader.grading import ClusterView, Declared, Lab, LabState, grade
 from ansible.module_utils.labgrader.kubestate import ClusterState
@@ -95,19 +96,50 @@ def test_an_undeclared_read_is_a_grader_error_not_a_learner_fail():
     ]
 
 
-def test_rendering_runs_inside_the_guard():
+class Unprintable:
+    def __str__(self):
+        raise RuntimeError("no text")
+
+    __repr__ = __str__
+
+
+def test_values_are_bounded_before_rendering():
     lab = Lab("demo", {"en": "Demo"}, {1: {"en": "One"}}, Reads())
 
     @lab.check(1, "date-key")
-    def date_key(state):  # a YAML date used as a mapping key cannot become JSON
-        return failed("value_mismatch", what="values.yaml", found={datetime.date(2026, 1, 1): 1})
+    def date_key(state):  # a YAML date as a mapping key: rendered as text, not a crash
+        return failed("value_mismatch", what="values.yaml", expected=1, found={datetime.date(2026, 1, 1): 1})
+
+    @lab.check(1, "unprintable")
+    def unprintable(state):
+        return failed("value_mismatch", what="x", expected=1, found=Unprintable())
+
+    dated, odd = lab.judge(make_state(), "en")
+    assert (dated["status"], dated["message"]) == ("FAIL", 'values.yaml: expected 1, found {"2026-01-01": 1}')
+    assert (odd["status"], odd["message"]) == ("FAIL", 'x: expected 1, found "…[Unprintable]"')
+
+
+def test_rendering_runs_inside_the_guard(monkeypatch):
+    lab = Lab("demo", {"en": "Demo"}, {1: {"en": "One"}}, Reads())
+    real_message = i18n.message
+
+    def message(key, params, lang):
+        if key == "value_mismatch":
+            raise ValueError("broken template")
+        return real_message(key, params, lang)
+
+    monkeypatch.setattr(i18n, "message", message)
+
+    @lab.check(1, "breaks-rendering")
+    def breaks(state):
+        return failed("value_mismatch", what="x", expected=1, found=2)
 
     @lab.check(1, "fine")
     def fine(state):
         return passed("value_ok", what="x", found=1)
 
     bad, good = lab.judge(make_state(), "en")
-    assert bad["status"] == "ERROR" and bad["message"].startswith("the grader failed on this check: TypeError: ")
+    assert (bad["status"], bad["message"]) == ("ERROR", "the grader failed on this check: ValueError: broken template")
     assert good["status"] == "PASS"
 
 

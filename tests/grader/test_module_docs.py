@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from tests.conftest import load_plugin
 
 ROOT = Path(__file__).resolve().parents[2]

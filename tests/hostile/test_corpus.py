@@ -557,7 +557,6 @@ def test_e2e_kubeconfig_copied_into_the_workspace(host):
     assert "ERROR" not in statuses
 
 
-@pytest.mark.xfail(strict=True, reason="needs grading.render to return limits.bound() values (lead, issue 10 item 5)")
 def test_e2e_deep_values_leave_the_module_bounded(host):
     deep = "leaf"
     for _ in range(60):

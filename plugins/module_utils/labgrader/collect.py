@@ -10,10 +10,11 @@ import base64
 import json
 import os
 import stat
+import time
 
-from ansible.module_utils.labgrader.gitstate import collect_clone, collect_repo, read_refs
+from ansible.module_utils.labgrader.gitstate import GIT_TIMEOUT, collect_clone, collect_repo, read_refs
 from ansible.module_utils.labgrader.grading import ClusterView, Declared, LabState
-from ansible.module_utils.labgrader.kubestate import ClusterError, collect_cluster, load_kubeconfig
+from ansible.module_utils.labgrader.kubestate import DEADLINE_TIMEOUTS, ClusterError, collect_cluster, load_kubeconfig
 from ansible.module_utils.labgrader.limits import Refused, read_regular, scrub
 from ansible.module_utils.labgrader.workspace import FileRead, read_json, read_text, read_yaml_documents
 
@@ -149,15 +150,19 @@ def read_kubeconfig(root, relpath, max_bytes):
 
 
 class ProbeContext:
-    """What a lab's probes may use: the site, the paths, the files already read."""
+    """What a lab's probes may use: the site, the paths, the files already read, and the
+    module's deadline (a time.monotonic() value) that every probe must finish before."""
 
-    def __init__(self, site, workspace, bare_path, files, kubeconfig, timeout):
+    def __init__(self, site, workspace, bare_path, files, kubeconfig, deadline):
         self.site = site
         self.workspace = workspace
         self.bare_path = bare_path
         self.files = files
         self.kubeconfig = kubeconfig
-        self.timeout = timeout
+        self.deadline = deadline
+
+    def remaining(self):
+        return self.deadline - time.monotonic()
 
 
 def replayed_probes(site, lab):
@@ -166,10 +171,13 @@ def replayed_probes(site, lab):
         return json.load(handle).get(lab.id, {})
 
 
-def collector(lab, site, kubeconfig, timeout=10.0, max_bytes=1024 * 1024):
+def collector(lab, site, kubeconfig, timeout=10.0, max_bytes=1024 * 1024, deadline=None):
     """A function that reads `lab`'s declared state once per call (the runner calls it again
     while Argo CD converges); probes run on the first call only, before the API reads, so that
-    the reads see what the probes left (nothing, if the learner's scripts behave)."""
+    the reads see what the probes left (nothing, if the learner's scripts behave). Each call's
+    API reads get DEADLINE_TIMEOUTS x `timeout` seconds, and nothing runs past the module's
+    `deadline` (a time.monotonic() value; default 10 minutes from now)."""
+    deadline = time.monotonic() + 600 if deadline is None else deadline
     reads = lab.reads
     workspace = site.workspace(lab)
     bare_path = site.bare_path(reads.repo.name) if reads.repo else None
@@ -185,17 +193,19 @@ def collector(lab, site, kubeconfig, timeout=10.0, max_bytes=1024 * 1024):
         files.update({name: read_kubeconfig(workspace, name, max_bytes) for name in reads.kubeconfig_files})
         repo = clone = clone_refs = None
         if reads.repo:
-            repo = collect_repo(bare_path, "main", reads.repo.prefixes, reads.repo.tracked_paths)
+            repo = collect_repo(bare_path, "main", reads.repo.prefixes, reads.repo.tracked_paths,
+                                timeout=max(0.1, min(GIT_TIMEOUT, deadline - time.monotonic())))
             files.update({name: read_script(bare_path, name, max_bytes) for name in reads.repo.files})
         if reads.clone:
             clone = collect_clone(os.path.join(workspace, reads.clone))
             clone_refs = read_refs(os.path.join(workspace, reads.clone, ".git"), reads.clone_refs)
         if reads.probes and not probed:
             probed.append(True)
-            context = ProbeContext(site, workspace, bare_path, files, kubeconfig, timeout)
+            context = ProbeContext(site, workspace, bare_path, files, kubeconfig, deadline)
             probes.update(replayed_probes(site, lab) if site.probe_replay else reads.probes(context))
         reviews = reads.reviews(site, files)
-        snapshot = collect_cluster(kubeconfig, api_reads, timeout, reviews=reviews)
+        api_deadline = min(deadline, time.monotonic() + DEADLINE_TIMEOUTS * timeout)
+        snapshot = collect_cluster(kubeconfig, api_reads, timeout, deadline=api_deadline, reviews=reviews)
         cluster = ClusterView(snapshot, list(api_reads) + list(reviews))
         return LabState(site, workspace, bare_path, files, repo, clone, cluster, probes, clone_refs=clone_refs)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 
 from ansible.module_utils.labgrader import i18n
+from ansible.module_utils.labgrader.limits import bound, scrub, scrub_value
 from ansible.module_utils.labgrader.result import ERROR, FAIL, PENDING, errored, summarize, worst
 
 
@@ -173,28 +174,35 @@ def judge_one(lab_id, check, state, lang, site_params):
 
 
 def render(lab_id, check, verdict, lang, site_params):
-    hint_key = verdict.hint or check.hint
-    params = dict(verdict.params)
-    params.setdefault("expected", verdict.expected)
-    params.setdefault("found", verdict.found)
+    """A check result that is safe to leave the module: values bounded in size and depth (a
+    learner's YAML can be an alias bomb or 1000 levels deep) and secrets scrubbed. `params` are
+    all the message was rendered from, so the controller can render it in another language."""
+    teaches = verdict.status in (FAIL, PENDING)  # a PASS needs no hint; an ERROR is the environment's
+    hint_key = (verdict.hint or check.hint) if teaches else None
+    expected, found = scrub_value(bound(verdict.expected)), scrub_value(bound(verdict.found))
+    params = scrub_value(bound({**site_params, **verdict.params}))
+    params.setdefault("expected", expected)
+    params.setdefault("found", found)
     return {
         "lab": lab_id,
         "step": check.step,
         "check": check.id,
         "status": verdict.status,
-        "expected": verdict.expected,
-        "found": verdict.found,
+        "expected": expected,
+        "found": found,
         "message_key": verdict.key,
-        "params": i18n.plain(params),
-        "message": i18n.message(verdict.key, {**site_params, **params}, lang),
-        # Hints teach the learner; a PASS needs none and an ERROR is the environment's fault.
-        "hint": i18n.hint(hint_key, lang, site_params) if verdict.status in (FAIL, PENDING) and hint_key else "",
+        "params": params,
+        "message": scrub(i18n.message(verdict.key, params, lang)),
+        "hint_key": hint_key,
+        "hint": scrub(i18n.hint(hint_key, lang, params)) if hint_key else "",
     }
 
 
-def grade(lab, collect, lang="en", settle_seconds=30.0, poll_seconds=5.0, sleep=time.sleep, clock=time.monotonic):
+def grade(lab, collect, lang="en", settle_seconds=30.0, poll_seconds=5.0, sleep=time.sleep, clock=time.monotonic,
+          deadline=None):
     """Collect and judge; while a check is PENDING (Argo CD still converging) and the settle
-    budget allows, collect again. Reports the state it finally saw."""
+    budget (and the module's `deadline`, a clock() value) allows, collect again. Reports the
+    state it finally saw."""
     started = clock()
     attempts = 0
     api_requests = 0
@@ -205,6 +213,8 @@ def grade(lab, collect, lang="en", settle_seconds=30.0, poll_seconds=5.0, sleep=
         checks = lab.judge(state, lang)
         waiting = any(c["status"] == PENDING for c in checks)
         if not waiting or clock() - started + poll_seconds > settle_seconds:
+            break
+        if deadline is not None and clock() + poll_seconds >= deadline:
             break
         sleep(poll_seconds)
     collected = {

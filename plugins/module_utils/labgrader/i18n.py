@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-LANGUAGES = ("en", "ja", "ko")
+from ansible.module_utils.labgrader.vocabulary import LANGUAGES
 
 # {key: (en, ja, ko)}; placeholders are str.format fields filled from the check's params.
 MESSAGES = {
@@ -95,6 +95,9 @@ MESSAGES = {
     "clone_unreadable": ("{path}/.git/config cannot be read: {detail}", "{path}/.git/config を読めない: {detail}",
                          "{path}/.git/config 를 읽을 수 없습니다: {detail}"),
     "origin_ok": ("{path} has origin {found}", "{path} の origin は {found}", "{path} 의 origin 은 {found}"),
+    "push_url_mismatch": ("{path}: git pushes origin to {found}, not to {expected} (remote.origin.pushurl)",
+                          "{path}: origin への push 先が {found} で、{expected} ではない(remote.origin.pushurl)",
+                          "{path}: origin 의 push 대상이 {found} 로, {expected} 가 아닙니다 (remote.origin.pushurl)"),
     "origin_mismatch": ("{path}: origin is {found}, expected {expected}", "{path}: origin が {found}。期待値 {expected}",
                         "{path}: origin 이 {found} 입니다. 기대값 {expected}"),
     "git_file_missing": ("{path} is not in bare main", "bare の main に {path} がない", "bare main 에 {path} 가 없습니다"),
@@ -206,8 +209,3 @@ def hint(key, lang, params=None):
     """The hint `key` in `lang`, with the site's settings (namespaces, paths) filled in."""
     texts = HINTS.get(key)
     return pick(texts, lang).format_map(_Params({k: _text(v) for k, v in (params or {}).items()})) if texts else ""
-
-
-def plain(params):
-    """Parameters made JSON-safe for the report."""
-    return json.loads(json.dumps(params, default=str))

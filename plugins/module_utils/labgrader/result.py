@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-PASS = "PASS"
-FAIL = "FAIL"
-PENDING = "PENDING"
-ERROR = "ERROR"
-
-# Worst first: an ERROR hides nothing about the learner, it says the grader could not judge.
-SEVERITY = {PASS: 0, PENDING: 1, FAIL: 2, ERROR: 3}
+from ansible.module_utils.labgrader.vocabulary import ERROR, FAIL, PASS, PENDING, STATUSES, worst  # noqa: F401
 
 
 class Verdict:
@@ -49,17 +43,8 @@ def errored(msg_key, /, expected=None, found=None, **params):
     return Verdict(ERROR, msg_key, expected, found, **params)
 
 
-def worst(statuses):
-    """The most severe status of an iterable (PASS for an empty one)."""
-    result = PASS
-    for status in statuses:
-        if SEVERITY[status] > SEVERITY[result]:
-            result = status
-    return result
-
-
 def summarize(checks):
-    counts = {PASS: 0, FAIL: 0, PENDING: 0, ERROR: 0}
+    counts = dict.fromkeys(STATUSES, 0)
     for check in checks:
         counts[check["status"]] += 1
     counts["total"] = len(checks)

@@ -4,6 +4,7 @@ lab, return one compact host record. Never writes."""
 from __future__ import annotations
 
 import difflib
+import time
 
 from ansible.module_utils.labgrader.collect import Site, collector
 from ansible.module_utils.labgrader.grading import grade
@@ -30,12 +31,13 @@ ARGUMENT_SPEC = {
     "settle_timeout": {"type": "float", "default": 30},
     "poll_interval": {"type": "float", "default": 5},
     "max_file_bytes": {"type": "int", "default": 1024 * 1024},
+    "time_budget": {"type": "float", "default": 240},
 }
 
 
 def option_problem(params):
     """The first option out of range, as a message, or None."""
-    for name in ("settle_timeout", "poll_interval", "api_timeout"):
+    for name in ("settle_timeout", "poll_interval", "api_timeout", "time_budget"):
         if params[name] < 0 or params[name] > 600:
             return f"{name} must be between 0 and 600 seconds, got {params[name]}"
     if params["api_timeout"] == 0:
@@ -58,7 +60,9 @@ def unknown_lab_message(unknown):
 
 
 def grade_host(params):
-    """{"state": "graded" | "error", "error", "health", "labs": {lab id: result}}."""
+    """{"state": "graded" | "error", "error", "health", "labs": {lab id: result}}. Everything ends
+    by one deadline, `time_budget` seconds from the start; a lab begun after it is ERROR."""
+    deadline = time.monotonic() + params["time_budget"]
     health = None
     if params["health"]:
         health = check_health(params["kubeconfig"], params["argocd_namespace"], params["gitd_namespace"],
@@ -71,8 +75,9 @@ def grade_host(params):
     results = {}
     for lab_id in dict.fromkeys(params["labs"]):
         lab = LABS[lab_id]
-        collect = collector(lab, site, params["kubeconfig"], params["api_timeout"], params["max_file_bytes"])
-        results[lab_id] = grade(lab, collect, params["lang"], params["settle_timeout"], params["poll_interval"])
+        collect = collector(lab, site, params["kubeconfig"], params["api_timeout"], params["max_file_bytes"], deadline)
+        results[lab_id] = grade(lab, collect, params["lang"], params["settle_timeout"], params["poll_interval"],
+                                deadline=deadline)
     return {"state": "graded", "error": None, "health": health, "labs": results}
 
 

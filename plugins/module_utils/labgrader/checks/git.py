@@ -83,4 +83,8 @@ def clone_origin_verdict(state):
     repo_url = state.site.repo_url(os.path.basename(state.bare_path)[:-len(".git")])
     if not same_repository(origin, state.bare_path, repo_url):
         return failed("origin_mismatch", expected=state.bare_path, found=origin, path=clone.path)
+    # git pushes to remote.origin.pushurl when it is set: a push URL elsewhere never reaches the lab's repo.
+    pushes = [url for url in clone.push_urls.get("origin") or [] if not same_repository(url, state.bare_path, repo_url)]
+    if pushes:
+        return failed("push_url_mismatch", expected=state.bare_path, found=pushes, path=clone.path)
     return passed("origin_ok", expected=state.bare_path, found=origin, path=clone.path)
