@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import posixpath
+
 from ansible.module_utils.labgrader.checks.evidence import blocked, file_problem
 from ansible.module_utils.labgrader.facts import dig, json_type
 from ansible.module_utils.labgrader.i18n import show
@@ -26,13 +28,17 @@ def application_file(read, name):
     return find_application(read.data, name)
 
 
-def normalize_path(value):
+def app_path(value):
+    """spec.source.path as Argo CD resolves it inside the repository, or None when Argo CD refuses
+    it. util/app/path/path.go Path(): an absolute path is an error, otherwise
+    filepath.Join(repoRoot, path) (Clean: "./", "//", "a/../" and a trailing "/" vanish) must stay
+    under the root; no other trimming (a space is part of the directory name)."""
     if not isinstance(value, str):
-        return value
-    value = value.strip()
-    while value.startswith("./"):
-        value = value[2:]
-    return value.rstrip("/") or "."
+        return None
+    cleaned = posixpath.normpath(value) if value else "."
+    if cleaned.startswith("/") or cleaned == ".." or cleaned.startswith("../"):
+        return None  # absolute, or outside the repository (its checkout directory name is random)
+    return cleaned
 
 
 def automated_enabled(app):
@@ -42,8 +48,12 @@ def automated_enabled(app):
 
 
 def sync_options(app):
+    """spec.syncPolicy.syncOptions as written. Argo CD matches them as exact strings
+    (pkg/apis/application/v1alpha1/types.go SyncOptions.HasOption = slices.Contains; used by
+    controller/sync.go for CreateNamespace=true and RespectIgnoreDifferences=true): no trimming,
+    no case folding, so "CreateNamespace = true" is not recognised."""
     options = dig(app, "spec", "syncPolicy", "syncOptions", default=[])
-    return [str(o).replace(" ", "") for o in options] if isinstance(options, list) else []
+    return [o for o in options if isinstance(o, str)] if isinstance(options, list) else []
 
 
 def spec_problems(app, site, repo_url, path, destination, namespace_required):
@@ -63,7 +73,7 @@ def spec_problems(app, site, repo_url, path, destination, namespace_required):
     revision = source.get("targetRevision")
     if revision not in ("main", "refs/heads/main"):
         problems.append(("spec.source.targetRevision", "main", revision))
-    if normalize_path(source.get("path")) != path:
+    if app_path(source.get("path")) != path:
         problems.append(("spec.source.path", path, source.get("path")))
     dest_ns = dig(app, "spec", "destination", "namespace")
     if dest_ns != destination:

@@ -8,6 +8,8 @@ scales prod-api to 4).
 
 from __future__ import annotations
 
+import fnmatch
+import posixpath
 import re
 
 from ansible.module_utils.labgrader.checks.argocd import (
@@ -317,6 +319,11 @@ def repo_url(state):
     return state.site.repo_url(REPO_NAME)
 
 
+def repo_tree(state):
+    """bare main's files, or {} when the repository cannot be read (other checks say why)."""
+    return state.repo.tree if state.repo.ok else {}
+
+
 def yaml_mode(text):
     """`data.mode` of the settings ConfigMap in a config.yaml text, or None."""
     for doc in yaml_documents(text):
@@ -427,12 +434,59 @@ def helm_app_problems(state, app, namespace_required):
     return problems
 
 
-def value_files_verdict(app, what):
+CHART_DIR = "charts/web"
+VALUES_PROD = f"{CHART_DIR}/values-prod.yaml"
+URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")  # what net/url.Parse reads as a scheme
+GLOB = re.compile(r"[*?\[]")  # repository.go isGlobPath
+
+
+def resolve_value_files(helm, tree):
+    """The files `helm template --values` gets, as repository paths, in Argo CD's order, or
+    (None, entry) for an entry Argo CD refuses. reposerver/repository/repository.go
+    getResolvedValueFiles + util/io/path/resolved.go ResolveValueFilePathOrUrl: an entry is
+    relative to the chart directory (spec.source.path); a leading "/" means the repository root;
+    the cleaned path must stay inside the repository; a glob expands over the checkout in lexical
+    order (explicit entries keep their place); a file listed twice counts once; a missing file is
+    skipped only with ignoreMissingValueFiles. A URL is remote, never the repository's file."""
+    entries = helm.get("valueFiles")
+    if not isinstance(entries, list):
+        return [], None
+    ignore_missing = helm.get("ignoreMissingValueFiles") is True
+    paths = []
+    for entry in entries:
+        if not isinstance(entry, str) or URL_SCHEME.match(entry):
+            return None, entry
+        base = "/" if entry.startswith("/") else "/" + CHART_DIR
+        path = posixpath.normpath(posixpath.join(base, entry))[1:]
+        if not path or path.startswith("../"):
+            return None, entry  # the repository root itself, or outside it
+        paths.append(path)
+    explicit = {p for p in paths if not GLOB.search(p)}
+    resolved = []
+    for path, entry in zip(paths, entries, strict=True):
+        if GLOB.search(path):
+            matches = sorted(p for p in tree if p.count("/") == path.count("/") and fnmatch.fnmatchcase(p, path))
+            if not matches and not ignore_missing:
+                return None, entry
+            resolved.extend(m for m in matches if m not in explicit)
+        elif path in tree or not ignore_missing:
+            resolved.append(path)
+    return list(dict.fromkeys(resolved)), None
+
+
+def value_files_resolve_to_prod(app, tree):
+    helm = dig(app, "spec", "source", "helm")
+    resolved, _ = resolve_value_files(helm if isinstance(helm, dict) else {}, tree)
+    return resolved == [VALUES_PROD]
+
+
+def value_files_verdict(app, what, tree):
     value_files = dig(app, "spec", "source", "helm", "valueFiles")
-    if value_files == ["values-prod.yaml"]:
+    if value_files_resolve_to_prod(app, tree):
         return passed("value_files_ok", expected=["values-prod.yaml"], found=value_files, what=what)
     if isinstance(value_files, list) and any(
-            isinstance(v, str) and v.strip("./").endswith("charts/web/values-prod.yaml") for v in value_files):
+            isinstance(v, str) and not v.startswith("/") and posixpath.normpath(v) == VALUES_PROD
+            for v in value_files):
         return failed("value_files_repo_root", expected=["values-prod.yaml"], found=value_files, what=what,
                       hint="value_files_relative")
     return failed("value_mismatch", expected=["values-prod.yaml"], found=value_files,
@@ -452,7 +506,7 @@ def helm_app_file_value_files(state):
     app, problem = application_file(state.files["app-src-helm.yaml"], HELM_APP)
     if problem:
         return problem
-    return value_files_verdict(app, "app-src-helm.yaml")
+    return value_files_verdict(app, "app-src-helm.yaml", repo_tree(state))
 
 
 @lab.check(1, "live-app", hint="application_apply")
@@ -463,7 +517,7 @@ def helm_live_app(state):
     problems = helm_app_problems(state, app, True)
     if problems:
         return verdict_from_problems(problems, f"Application {HELM_APP}", "application_apply")
-    return value_files_verdict(app, f"Application {HELM_APP}")
+    return value_files_verdict(app, f"Application {HELM_APP}", repo_tree(state))
 
 
 @lab.check(1, "live-app-status", hint="app_sync_health")
@@ -482,7 +536,7 @@ PRECEDENCE_REPLICAS = 3
 PRECEDENCE_GREETING = "from-parameter"
 
 
-def helm_values_problems(app):
+def helm_values_problems(app, tree):
     helm = dig(app, "spec", "source", "helm", default={})
     helm = helm if isinstance(helm, dict) else {}
     problems = []
@@ -494,7 +548,7 @@ def helm_values_problems(app):
     named = [p for p in parameters if isinstance(p, dict)] if isinstance(parameters, list) else []
     if not any(p.get("name") == "greeting" and str(p.get("value")) == "from-parameter" for p in named):
         problems.append(("spec.source.helm.parameters", [HELM_PARAMETER], parameters))
-    if helm.get("valueFiles") != ["values-prod.yaml"]:
+    if not value_files_resolve_to_prod(app, tree):
         problems.append(("spec.source.helm.valueFiles", ["values-prod.yaml"], helm.get("valueFiles")))
     return problems
 
@@ -504,7 +558,7 @@ def helm_file_values(state):
     app, problem = application_file(state.files["app-src-helm.yaml"], HELM_APP)
     if problem:
         return problem
-    return verdict_from_problems(helm_values_problems(app), "app-src-helm.yaml", "helm_precedence")
+    return verdict_from_problems(helm_values_problems(app, repo_tree(state)), "app-src-helm.yaml", "helm_precedence")
 
 
 @lab.check(2, "live-app-values", hint="helm_precedence")
@@ -512,7 +566,7 @@ def helm_live_values(state):
     app, problem = live_app_blocked(state, HELM_APP, 1)
     if problem:
         return problem
-    return verdict_from_problems(helm_values_problems(app), f"Application {HELM_APP}", "application_apply")
+    return verdict_from_problems(helm_values_problems(app, repo_tree(state)), f"Application {HELM_APP}", "application_apply")
 
 
 def recorded_vs_live(recorded, truth, live, what, truth_hint):
@@ -689,16 +743,51 @@ def no_override_in_git(state):
 
 
 KUST_IMAGE = "nginx:1.28-alpine"
-# `kustomize edit set image` syntax: both spell the same override for image name nginx
-# (util/kustomize/kustomize.go runs `kustomize edit set image <each entry>`).
-KUST_IMAGE_ENTRIES = ("nginx=nginx:1.28-alpine", "nginx:1.28-alpine")
+KUST_IMAGE_ENTRY = "nginx=nginx:1.28-alpine"
+
+
+def kustomize_image_override(entries, image_name="nginx"):
+    """The image `image_name` becomes after spec.source.kustomize.images, or None when no entry
+    overrides it. Argo CD passes every entry unchanged as one argument of `kustomize edit set image`
+    (util/kustomize/kustomize.go); kustomize (commands/edit/set/setimage.go parse) splits on the
+    first "=" into name and new image, splits the new image into name:tag@digest
+    (api/internal/image/image.go Split) and a later entry for the same name wins. No trimming:
+    "nginx = nginx:1.28-alpine" overrides an image called "nginx "."""
+    result = None
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, str):
+            continue
+        key, separator, value = entry.partition("=")
+        if not separator:
+            key, value = "", entry
+        name, tag, digest = split_image(value)
+        if name == entry:
+            continue  # kustomize refuses an entry without a tag, digest or new name
+        if (key or name) == image_name:
+            result = (name if key and name else image_name) + (f":{tag}" if tag else "") + (f"@{digest}" if digest else "")
+    return result
+
+
+def split_image(image):
+    """kustomize api/internal/image/image.go Split: (name, tag, digest); ":" after the first "/" only."""
+    slash = image.find("/")
+    offset = slash if slash > 0 else 0
+    search = image[offset:]
+    at, colon = search.find("@"), search.find(":")
+    if colon < 0 and at < 0:
+        return image, "", ""
+    if at >= 0 and (at < colon or colon < 0):
+        return image[:offset + at], "", image[offset + at + 1:]
+    if at >= 0:
+        return image[:offset + colon], image[offset + colon + 1:offset + at], image[offset + at + 1:]
+    return image[:offset + colon], image[offset + colon + 1:], ""
 
 
 def kust_app_problems(state, app, namespace_required):
     problems = spec_problems(app, state.site, repo_url(state), "kust/overlays/prod", KUST_APP, namespace_required)
     entries = dig(app, "spec", "source", "kustomize", "images")
-    if not (isinstance(entries, list) and any(str(e).replace(" ", "") in KUST_IMAGE_ENTRIES for e in entries)):
-        problems.append(("spec.source.kustomize.images", [KUST_IMAGE_ENTRIES[0]], entries))
+    if kustomize_image_override(entries) != KUST_IMAGE:
+        problems.append(("spec.source.kustomize.images", [KUST_IMAGE_ENTRY], entries))
     return problems
 
 
@@ -746,9 +835,26 @@ HOOK = "argocd.argoproj.io/hook"
 HOOK_DELETE_POLICY = "argocd.argoproj.io/hook-delete-policy"
 
 
+GO_ATOI = re.compile(r"^[+-]?[0-9]+$")  # what strconv.Atoi accepts: no spaces, no quotes inside
+
+
 def wave_of(doc):
-    value = annotation(doc, SYNC_WAVE)
-    return "0" if value is None else value.strip()  # no annotation means wave 0 (sync-waves.md)
+    """The sync wave Argo CD gives an object: gitops-engine pkg/sync/syncwaves/waves.go Wave()
+    reads the annotation with strconv.Atoi, falls back to helm.sh/hook-weight, then 0."""
+    for key in (SYNC_WAVE, "helm.sh/hook-weight"):
+        value = annotation(doc, key)
+        if isinstance(value, str) and GO_ATOI.match(value):
+            return int(value)
+    return 0
+
+
+def annotation_csv(doc, key):
+    """gitops-engine pkg/sync/resource/annotations.go GetAnnotationCSVs: the comma-separated
+    values, each trimmed, empty ones and repeats dropped. Hook types and delete policies are then
+    matched exactly (common.NewHookType, NewHookDeletePolicy)."""
+    value = annotation(doc, key)
+    items = (item.strip() for item in value.split(",")) if isinstance(value, str) else ()
+    return list(dict.fromkeys(item for item in items if item))
 
 
 def waves_object(state, kind, name=None, generate_name=None):
@@ -769,7 +875,7 @@ def waves_settings(state):
     path, doc, problem = waves_object(state, "ConfigMap", name="settings")
     if problem:
         return problem
-    expected = {"sync-wave": "-1", "data.mode": "present"}
+    expected = {"sync-wave": -1, "data.mode": "present"}
     found = {"sync-wave": wave_of(doc), "data.mode": "present" if dig(doc, "data", "mode") is not None else None}
     return object_verdict(path, expected, found)
 
@@ -779,7 +885,7 @@ def waves_app(state):
     path, doc, problem = waves_object(state, "Deployment", name="app")
     if problem:
         return problem
-    expected = {"sync-wave": "0", "readinessProbe": True, "image": "nginx:1.27-alpine"}
+    expected = {"sync-wave": 0, "readinessProbe": True, "image": "nginx:1.27-alpine"}
     found = {
         "sync-wave": wave_of(doc),
         "readinessProbe": any(isinstance(c.get("readinessProbe"), dict) for c in containers(doc)),
@@ -793,7 +899,7 @@ def waves_smoke(state):
     path, doc, problem = waves_object(state, "Job", name="smoke")
     if problem:
         return problem
-    expected = {"sync-wave": "1", "image": "busybox:1.36", "runs": "echo smoke ok"}
+    expected = {"sync-wave": 1, "image": "busybox:1.36", "runs": "echo smoke ok"}
     commands = " ".join(command_line(c) for c in containers(doc))
     found = {
         "sync-wave": wave_of(doc),
@@ -813,7 +919,7 @@ def waves_migrate(state):
         return failed("git_file_missing", expected="waves/migrate.yaml", found=None, path="waves/migrate.yaml")
     documents, error = parse_yaml_text(text)
     jobs = [d for d in documents or [] if isinstance(d, dict) and d.get("kind") == "Job"]
-    expected = {"generateName": "migrate-", "hook": "PreSync", "hook-delete-policy": "BeforeHookCreation",
+    expected = {"generateName": "migrate-", "hook": ["PreSync"], "hook-delete-policy": ["BeforeHookCreation"],
                 "image": "busybox:1.36", "runs": "echo migrate ok"}
     if not jobs:
         return failed("git_object_missing", expected=expected, found=error, kind="Job", name="migrate-",
@@ -822,8 +928,9 @@ def waves_migrate(state):
     commands = " ".join(command_line(c) for c in containers(job))
     found = {
         "generateName": dig(job, "metadata", "generateName"),
-        "hook": annotation(job, HOOK),
-        "hook-delete-policy": annotation(job, HOOK_DELETE_POLICY),
+        "hook": annotation_csv(job, HOOK),
+        # no policy annotation means BeforeHookCreation (gitops-engine pkg/sync/hook/delete_policy.go)
+        "hook-delete-policy": annotation_csv(job, HOOK_DELETE_POLICY) or ["BeforeHookCreation"],
         "image": wanted_or_first(images(job), "busybox:1.36"),
         # At the end of step 6 the command is `echo migrate ok` again.
         "runs": "echo migrate ok" if "echo migrate ok" in commands and "exit 1" not in commands else commands,
@@ -1136,8 +1243,8 @@ def ignore_problems(app, what):
     if not automated_enabled(app) or dig(app, "spec", "syncPolicy", "automated", "selfHeal") is not True:
         problems.append(("spec.syncPolicy.automated.selfHeal", True, dig(app, "spec", "syncPolicy", "automated")))
     entries = dig(app, "spec", "source", "kustomize", "images")
-    if not (isinstance(entries, list) and any(str(e).replace(" ", "") in KUST_IMAGE_ENTRIES for e in entries)):
-        problems.append(("spec.source.kustomize.images", [KUST_IMAGE_ENTRIES[0]], entries))
+    if kustomize_image_override(entries) != KUST_IMAGE:
+        problems.append(("spec.source.kustomize.images", [KUST_IMAGE_ENTRY], entries))
     return problems
 
 
