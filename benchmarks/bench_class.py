@@ -1,0 +1,484 @@
+"""scripts/bench-class: a class of simulated learners graded over real SSH.
+
+Every learner is one inventory host reached over real SSH: one sshd on 127.0.0.1 (started here,
+its own host key, an authorized key made for this run) behind benchmarks/sshproxy.py, which
+gives each host its own port (its own ControlPersist master, as a real VM has) and counts the
+bytes. Each host is its own fixture world (labworld), served by one fake API server whose
+requests.log gives the API requests. Everything lives in one temp dir and is removed at the end.
+See docs/performance.md for what each column means and the projection model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import configparser
+import contextlib
+import getpass
+import itertools
+import json
+import math
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "benchmarks"
+PYTHON = ROOT / ".venv" / "bin" / "python"
+WORLDS = ROOT / "fixtures" / "worlds"
+# Worlds that are not a learner's work: the class list, and the dead-cluster world (the fault
+# run makes its own unhealthy hosts).
+NOT_LEARNER_WORLDS = {"class.yaml"}
+LAB_MODULES = ROOT / "plugins" / "module_utils" / "labgrader" / "labs"
+BASELINE_PLAYBOOK = BENCH / "baseline-capa-src.yml"
+BASELINE_CHECKS = 12  # the tasks tagged as checks in BASELINE_PLAYBOOK
+GRADE_TASK = "Grade the enrolled labs"
+WAIT_SECONDS = 20  # for sshd, the API server and the proxy to listen
+RUN_TIMEOUT = 900  # one ansible-playbook run; the bench never waits longer
+SSH_DELAY = 10.0  # the slow VM of the fault run
+STALL_SECONDS = 120  # the stalled API server of the fault run holds each request this long
+FAULT_HOSTS = {"vm-blackhole": "blackhole", "vm-slow-ssh": f"delay:{SSH_DELAY:g}", "vm-stalled-api": "relay"}
+
+
+def wait_for(predicate, what, seconds=WAIT_SECONDS):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise SystemExit(f"bench-class: {what} not ready after {seconds} s")
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def listening(port):
+    with socket.socket() as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+class Stack:
+    """The processes this run starts; stopped by pid in reverse order."""
+
+    def __init__(self):
+        self.procs = []
+
+    def start(self, argv, log_path, **kw):
+        with open(log_path, "ab") as log:
+            proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, **kw)
+        self.procs.append(proc)
+        return proc
+
+    def stop(self, proc):
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+    def close(self):
+        for proc in reversed(self.procs):
+            self.stop(proc)
+
+
+def start_sshd(stack, work):
+    ssh = work / "ssh"
+    ssh.mkdir()
+    for key in ("host_key", "client_key"):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(ssh / key)], check=True)
+    shutil.copy(ssh / "client_key.pub", ssh / "authorized_keys")
+    meter = work / "meter"
+    meter.mkdir()
+    Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege separation directory (Debian's path)
+    for _attempt in range(5):  # a free port can be taken between the probe and sshd's bind
+        port = free_port()
+        (ssh / "sshd_config").write_text(f"""ListenAddress 127.0.0.1:{port}
+HostKey {ssh / 'host_key'}
+AuthorizedKeysFile {ssh / 'authorized_keys'}
+PidFile none
+AllowUsers {getpass.getuser()}
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+UseDNS no
+# a class connects at once: far above the default 10 unauthenticated connections
+MaxStartups 1000:100:1000
+MaxSessions 100
+LogLevel ERROR
+Subsystem sftp internal-sftp
+ForceCommand {BENCH / 'session-meter'} {meter}
+""")
+        proc = stack.start(["/usr/sbin/sshd", "-D", "-e", "-f", str(ssh / "sshd_config")],
+                           ssh / "sshd.log")
+        deadline = time.monotonic() + WAIT_SECONDS
+        while proc.poll() is None and time.monotonic() < deadline and not listening(port):
+            time.sleep(0.05)
+        if proc.poll() is None and listening(port):
+            host_key = (ssh / "host_key.pub").read_text().split()
+            (ssh / "known_hosts").write_text(f"[127.0.0.1]:* {host_key[0]} {host_key[1]}\n")
+            return port, ssh, meter
+    raise SystemExit(f"bench-class: sshd did not start, see {ssh / 'sshd.log'}:\n{(ssh / 'sshd.log').read_text()}")
+
+
+def start_api(stack, work):
+    class_dir, port_file = work / "class", work / "api.port"
+    class_dir.mkdir()
+    stack.start([str(PYTHON), "-m", "labworld", "serve", "--root", str(class_dir), "--port", "0",
+                 "--port-file", str(port_file)], work / "api.log", cwd=ROOT)
+    wait_for(lambda: port_file.exists() and port_file.read_text().strip(), "the fake API server")
+    return f"http://127.0.0.1:{port_file.read_text().strip()}", class_dir
+
+
+def learner_worlds():
+    """{lab: [world files]} for every lab of the grader with fixture worlds: the worlds a learner
+    can be in (complete, partial, broken work). A lab whose worlds appear later is picked up then."""
+    from labworld.world import load
+    worlds = {}
+    for lab_dir in sorted(p for p in WORLDS.iterdir() if p.is_dir()):
+        if not (LAB_MODULES / f"{lab_dir.name.replace('-', '_')}.py").exists():
+            continue  # not a lab (the demo class's combined worlds)
+        usable = []
+        for path in sorted(lab_dir.glob("*.yaml")):
+            if path.name in NOT_LEARNER_WORLDS:
+                continue
+            cluster = load(path).get("cluster") or {}
+            if cluster.get("reachable", True) and not cluster.get("fault"):
+                usable.append(path)
+        if usable:
+            worlds[lab_dir.name] = usable
+    return worlds
+
+
+def combined_world(paths, out_dir):
+    """One world file for a learner VM enrolled in several labs: `extends` lists one world per lab."""
+    if len(paths) == 1:
+        return paths[0]
+    out = out_dir / ("+".join(f"{p.parent.name}-{p.stem}" for p in paths) + ".yaml")
+    if not out.exists():
+        out.write_text(yaml.safe_dump({"extends": [str(p) for p in paths],
+                                       "description": " + ".join(f"{p.parent.name}/{p.stem}" for p in paths)}))
+    return out
+
+
+def host_plan(count, worlds, out_dir):
+    """[(host, world file)] - host i takes world i of each lab's list, cycling, so that a class
+    is a mix of complete, partial and broken work in every lab."""
+    cycles = [itertools.cycle(paths) for paths in worlds.values()]
+    return [(f"learner{i:03d}", combined_world([next(c) for c in cycles], out_dir)) for i in range(1, count + 1)]
+
+
+def fault_plan(worlds, out_dir):
+    """The three unhealthy VMs: their SSH is broken by the proxy, or their API server stalls."""
+    golden = [paths[0].parent / "golden.yaml" if (paths[0].parent / "golden.yaml").exists() else paths[0]
+              for paths in worlds.values()]
+    base = combined_world(golden, out_dir)
+    stalled = out_dir / "stalled-api.yaml"
+    stalled.write_text(yaml.safe_dump({"extends": str(base), "description": "API server accepts, never answers",
+                                       "cluster": {"fault": {"mode": "stall", "seconds": STALL_SECONDS}}}))
+    return [("vm-blackhole", base), ("vm-slow-ssh", base), ("vm-stalled-api", stalled)]
+
+
+def _materialize(args):
+    from labworld.materialize import materialize
+    world, host, out, api = args
+    return host, materialize(world, host, out, api)
+
+
+def materialize_hosts(plan, class_dir, api):
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(_materialize, [(str(w), h, str(class_dir), api) for h, w in plan], chunksize=4))
+
+
+def inventory(hosts, ports, labs, class_dir, ssh, summaries):
+    common = (f"-o UserKnownHostsFile={ssh / 'known_hosts'} -o StrictHostKeyChecking=yes "
+              "-o GlobalKnownHostsFile=/dev/null")
+    learners = {}
+    for host in hosts:
+        root = class_dir / host
+        learners[host] = {
+            "ansible_host": "127.0.0.1", "ansible_port": ports[host],
+            "lab_workspace_root": str(root / "root"), "lab_bare_root": str(root / "srv" / "bare"),
+            "lab_grader_kubeconfig": str(root / "kubeconfig"), "lab_k3s_kubeconfig": str(root / "kubeconfig"),
+            "lab_probe_replay": str(root / "probes.json"),
+            # the baseline's uri tasks: the URL and token a typical grader keeps in its inventory
+            "bench_api_url": summaries[host]["api_server"], "bench_api_token": f"labworld-{host}-token",
+        }
+    return {"learners": {"hosts": learners, "vars": {
+        "ansible_user": getpass.getuser(),
+        "ansible_ssh_private_key_file": str(ssh / "client_key"),
+        "ansible_ssh_common_args": common,
+        "ansible_python_interpreter": str(PYTHON),
+        "lab_grader_python": str(PYTHON),
+        "lab_enrolled": labs,
+        "grade_settle_timeout": 0,
+    }}}
+
+
+def percentile(values, fraction):
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(fraction * len(ordered)) - 1)]
+
+
+def line_counts(class_dir, hosts):
+    counts = {}
+    for host in hosts:
+        log = class_dir / host / "requests.log"
+        counts[host] = sum(1 for _ in log.open()) if log.exists() else 0
+    return counts
+
+
+def meter_cpu(meter):
+    """Sum of the CPU of every SSH session's command (session-meter), and clear the folder."""
+    total = 0.0
+    for path in meter.glob("*.times"):
+        lines = path.read_text().split("\n")
+        if len(lines) > 1 and lines[1].strip():
+            for field in lines[1].split():
+                minutes, seconds = field.rstrip("s").split("m")
+                total += 60 * float(minutes) + float(seconds)
+        path.unlink()
+    return total
+
+
+def run_playbook(name, playbook, hosts, spec, ctx, extra=()):
+    """One measured ansible-playbook run over its own proxy. Returns the row of numbers."""
+    work = ctx["work"]
+    run_dir = work / "runs" / name
+    run_dir.mkdir(parents=True)
+    (run_dir / "spec.json").write_text(json.dumps({h: spec.get(h, "relay") for h in hosts}))
+    stack = ctx["stack"]
+    proxy = stack.start([str(PYTHON), str(BENCH / "sshproxy.py"), "--target", str(ctx["sshd_port"]),
+                         "--spec", str(run_dir / "spec.json"), "--ports-out", str(run_dir / "ports.json"),
+                         "--stats-out", str(run_dir / "proxy.json")], run_dir / "proxy.log")
+    wait_for(lambda: (run_dir / "ports.json").exists(), "the SSH proxy")
+    ports = json.loads((run_dir / "ports.json").read_text())
+    inv = inventory(hosts, ports, ctx["labs"], ctx["class_dir"], ctx["ssh"], ctx["summaries"])
+    (run_dir / "hosts.yml").write_text(yaml.safe_dump(inv))
+    before = line_counts(ctx["class_dir"], hosts)
+    meter_cpu(ctx["meter"])
+    env = {**os.environ,
+           "ANSIBLE_SSH_CONTROL_PATH_DIR": str(work / "cp" / name),
+           "ANSIBLE_CALLBACK_PLUGINS": f"{ROOT / 'plugins' / 'callback'}:{BENCH / 'callback'}",
+           "ANSIBLE_CALLBACKS_ENABLED": "bench_timing",
+           "ANSIBLE_LOCAL_TEMP": str(work / "ansible-tmp"),
+           "ANSIBLE_NOCOLOR": "1",
+           "BENCH_TIMING_OUT": str(run_dir / "timing.json"),
+           "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}"}
+    env.update(ctx.get("env") or {})
+    argv = [str(PYTHON), str(BENCH / "measure.py"), str(run_dir / "measure.json"), "--",
+            "ansible-playbook", "-i", str(run_dir / "hosts.yml"), str(playbook), *extra]
+    started = time.time()
+    try:
+        with open(run_dir / "run.log", "wb") as log:
+            subprocess.run(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise SystemExit(f"bench-class: {name} ran longer than {RUN_TIMEOUT} s, see {run_dir / 'run.log'}") from None
+    stack.stop(proxy)
+    measured = json.loads((run_dir / "measure.json").read_text())
+    proxy_stats = json.loads((run_dir / "proxy.json").read_text())
+    timing = json.loads((run_dir / "timing.json").read_text()) if (run_dir / "timing.json").exists() else {"tasks": {}}
+    after = line_counts(ctx["class_dir"], hosts)
+    module_cpu = meter_cpu(ctx["meter"])
+    # per host: its grading task (grade.yml) or its span over every task (the baseline)
+    spans = {}
+    for task, by_host in timing["tasks"].items():
+        if task == GRADE_TASK or GRADE_TASK not in timing["tasks"]:
+            for host, (start, end, _) in by_host.items():
+                if start and end:
+                    first, last = spans.get(host, (start, end))
+                    spans[host] = (min(first, start), max(last, end))
+    per_host = [end - start for start, end in spans.values()]
+    starts = [start for start, _ in spans.values()]
+    ends = [end for _, end in spans.values()]
+    requests = [after[h] - before[h] for h in hosts]
+    ssh_bytes = [proxy_stats[h]["up"] + proxy_stats[h]["down"] for h in hosts]
+    cpu = measured["cpu_user"] + measured["cpu_system"]
+    return {
+        "name": name, "n": len(hosts), "rc": measured["rc"], "wall": measured["wall"], "log": str(run_dir / "run.log"),
+        "host_p50": percentile(per_host, 0.5), "host_p95": percentile(per_host, 0.95),
+        "host_max": max(per_host, default=float("nan")),
+        "fixed": (min(starts) - started) + (started + measured["wall"] - max(ends)) if starts and ends else float("nan"),
+        "requests_per_host": sum(requests) / len(hosts),
+        "ssh_kib_per_host": sum(ssh_bytes) / len(hosts) / 1024,
+        "controller_cpu": cpu, "controller_cpu_per_host": cpu / len(hosts),
+        "peak_rss_mib": measured["peak_rss_sum"] / 2**20, "peak_rss_one_mib": measured["peak_rss_one"] / 2**20,
+        "module_cpu": module_cpu, "module_cpu_per_host": module_cpu / len(hosts),
+        "proxy_cpu": proxy_stats["_cpu_seconds"], "reports": run_dir / "reports",
+    }
+
+
+def grade(name, hosts, ctx, spec=None, extra=()):
+    report_dir = ctx["work"] / "runs" / name / "reports"
+    return run_playbook(name, ROOT / "grade.yml", hosts, spec or {}, ctx,
+                        extra=["-e", f"grade_report_dir={report_dir}", *extra])
+
+
+def host_records(row):
+    grades = json.loads((row["reports"] / "latest" / "grades.json").read_text())
+    return grades
+
+
+def loadavg():
+    return " / ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+def print_table(rows, labs, checks_per_host):
+    print(f"\n{'run':<14}{'N':>5}{'wall s':>8}{'host p50':>9}{'p95':>7}{'max':>7}{'API/host-lab':>13}"
+          f"{'SSH KiB/host':>13}{'ctrl CPU-s':>11}{'/learner':>9}{'peak MiB':>9}{'module CPU-s/learner':>21}")
+    for r in rows:
+        per_lab = r["requests_per_host"] / len(labs) if r["name"].startswith("grade") else r["requests_per_host"]
+        print(f"{r['name']:<14}{r['n']:>5}{r['wall']:>8.1f}{r['host_p50']:>9.2f}{r['host_p95']:>7.2f}"
+              f"{r['host_max']:>7.2f}{per_lab:>13.1f}{r['ssh_kib_per_host']:>13.1f}{r['controller_cpu']:>11.1f}"
+              f"{r['controller_cpu_per_host']:>9.3f}{r['peak_rss_mib']:>9.0f}{r['module_cpu_per_host']:>21.3f}")
+    print(f"(labs per host: {', '.join(labs)}; checks per host: {checks_per_host}; grade* rows count the health "
+          "gate's requests in API/host-lab, split over the labs)")
+
+
+def projection(rows, forks, cores, target_n=200):
+    """Projected wall time for `target_n` real VMs: the module runs on each VM in parallel, the
+    controller's work does not. T = fixed + max(waves x per-host time, controller CPU / cores)."""
+    grade_rows = sorted((r for r in rows if r["name"].startswith("grade")), key=lambda r: r["n"])
+    smallest, largest = grade_rows[0], grade_rows[-1]
+    if len(grade_rows) > 1 and largest["n"] > smallest["n"]:
+        marginal = (largest["controller_cpu"] - smallest["controller_cpu"]) / (largest["n"] - smallest["n"])
+    else:
+        marginal = largest["controller_cpu_per_host"]
+    fixed_cpu = max(0.0, smallest["controller_cpu"] - marginal * smallest["n"])
+    host_time = smallest["host_p50"]  # least contended: closest to a host on its own VM
+    waves = math.ceil(target_n / forks)
+    controller_bound = (fixed_cpu + marginal * target_n) / cores
+    fan_out = waves * host_time
+    fixed_wall = smallest["fixed"]
+    total = fixed_wall + max(fan_out, controller_bound)
+    print(f"\nProjection for {target_n} real VMs ({forks} forks, {cores}-core controller):")
+    print(f"  controller CPU per learner (marginal, N={smallest['n']}->{largest['n']}): {marginal:.3f} s; "
+          f"fixed per run: {fixed_cpu:.1f} s")
+    print(f"  controller-bound: ({fixed_cpu:.1f} + {marginal:.3f} x {target_n}) / {cores} = {controller_bound:.1f} s")
+    print(f"  fan-out bound: ceil({target_n}/{forks}) = {waves} waves x {host_time:.2f} s per host "
+          f"(p50 at N={smallest['n']}) = {fan_out:.1f} s")
+    print(f"  start + report (measured at N={smallest['n']}): {fixed_wall:.1f} s")
+    print(f"  projected wall time: {fixed_wall:.1f} + max({fan_out:.1f}, {controller_bound:.1f}) = {total:.1f} s")
+    return {"marginal_cpu": marginal, "projected": total}
+
+
+def baseline_ratio(ours, base, checks_ours):
+    per_check = {
+        "wall": (base["wall"] / (base["n"] * BASELINE_CHECKS), ours["wall"] / (ours["n"] * checks_ours)),
+        "controller CPU": (base["controller_cpu"] / (base["n"] * BASELINE_CHECKS),
+                           ours["controller_cpu"] / (ours["n"] * checks_ours)),
+        "module CPU": (base["module_cpu"] / (base["n"] * BASELINE_CHECKS), ours["module_cpu"] / (ours["n"] * checks_ours)),
+    }
+    print(f"\nBaseline (benchmarks/baseline-capa-src.yml: {BASELINE_CHECKS} capa-src checks, one task per check + "
+          f"assert) vs grade.yml ({checks_ours} checks per host), N={ours['n']}, per host-check:")
+    for what, (b, o) in per_check.items():
+        print(f"  {what:<15} baseline {b * 1000:8.1f} ms   grade.yml {o * 1000:7.2f} ms   ratio {b / o:6.1f}x")
+    return per_check
+
+
+def check_faults(row):
+    grades = host_records(row)
+    records = {r["host"]: r for r in grades.get("hosts", grades.get("records", []))
+               if isinstance(r, dict) and "host" in r}
+    print(f"\nFault run: wall {row['wall']:.1f} s (rc {row['rc']}); the unhealthy VMs:")
+    for host in FAULT_HOSTS:
+        record = records.get(host, {})
+        error = record.get("error") or {}
+        print(f"  {host:<16} {record.get('state', '?'):<7} {error.get('kind', '')}: {str(error.get('message', ''))[:110]}")
+    return records
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="scripts/bench-class", description=__doc__.split("\n")[0])
+    parser.add_argument("--n", default="10,50,200", help="class sizes, comma separated (default 10,50,200)")
+    parser.add_argument("--quick", action="store_true", help="N = 4,10 (overrides --n)")
+    parser.add_argument("--no-baseline", action="store_true", help="skip the one-task-per-check baseline")
+    parser.add_argument("--faults", action="store_true",
+                        help="also grade a class with a blackholed VM, a VM with a 10 s SSH delay and a stalled API")
+    parser.add_argument("--forks", type=int, default=None, help="ANSIBLE_FORKS (default: ansible.cfg)")
+    parser.add_argument("--json", help="also write the rows to this file")
+    parser.add_argument("--keep", action="store_true", help="keep the work directory (printed)")
+    args = parser.parse_args(argv)
+    sizes = [4, 10] if args.quick else sorted({int(n) for n in args.n.split(",") if n.strip()})
+    worlds = learner_worlds()
+    labs = list(worlds)
+    config = configparser.ConfigParser()
+    config.read(ROOT / "ansible.cfg")
+    forks = args.forks or config.getint("defaults", "forks", fallback=5)
+    work = Path(tempfile.mkdtemp(prefix="bench-class-"))
+    stack = Stack()
+    rows = []
+    print(f"bench-class: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, "
+          f"load {loadavg()}, forks {forks}, labs {', '.join(f'{lab} ({len(w)} worlds)' for lab, w in worlds.items())}")
+    try:
+        sshd_port, ssh, meter = start_sshd(stack, work)
+        api, class_dir = start_api(stack, work)
+        (work / "worlds").mkdir()
+        plan = host_plan(max(sizes), worlds, work / "worlds")
+        if args.faults:
+            plan += fault_plan(worlds, work / "worlds")
+        started = time.monotonic()
+        summaries = materialize_hosts(plan, class_dir, api)
+        print(f"materialized {len(plan)} hosts in {time.monotonic() - started:.0f} s")
+        ctx = {"work": work, "stack": stack, "sshd_port": sshd_port, "ssh": ssh, "meter": meter, "labs": labs,
+               "class_dir": class_dir, "summaries": summaries,
+               "env": {"ANSIBLE_FORKS": str(forks)} if args.forks else {}}
+        learners = [host for host, _ in plan if host.startswith("learner")]
+        for n in sizes:
+            rows.append(grade(f"grade-{n}", learners[:n], ctx))
+            print(f"  grade N={n}: {rows[-1]['wall']:.1f} s (rc {rows[-1]['rc']}, load {loadavg()})", flush=True)
+        checks = count_checks(rows[0])
+        if not args.no_baseline and "capa-src" in labs:
+            n = sizes[0]
+            rows.append(run_playbook(f"baseline-{n}", BASELINE_PLAYBOOK, learners[:n], {}, ctx))
+            print(f"  baseline N={n}: {rows[-1]['wall']:.1f} s (rc {rows[-1]['rc']}, load {loadavg()})", flush=True)
+        if args.faults:
+            hosts = learners[:1] + list(FAULT_HOSTS)
+            rows.append(grade("faults", hosts, ctx, spec=FAULT_HOSTS, extra=["-e", "grade_allow_host_errors=true"]))
+        print_table(rows, labs, checks)
+        result = {"rows": rows, "labs": labs, "checks_per_host": checks, "load": loadavg()}
+        result["projection"] = projection(rows, forks, os.cpu_count())
+        base = next((r for r in rows if r["name"].startswith("baseline")), None)
+        if base:
+            ours = next(r for r in rows if r["name"] == f"grade-{base['n']}")
+            result["baseline"] = baseline_ratio(ours, base, checks)
+        if args.faults:
+            result["faults"] = check_faults(rows[-1])
+        if args.json:
+            Path(args.json).write_text(json.dumps(result, default=str, indent=1))
+        print(f"\nload average at the end: {loadavg()}")
+    finally:
+        stack.close()
+        if args.keep:
+            print(f"work directory kept: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def count_checks(row):
+    """Checks graded per graded host in this run (from the run's grades.json)."""
+    counts = host_records(row)["counts"]
+    return counts["total"] / max(1, counts["hosts_graded"])
+
+
+if __name__ == "__main__":
+    with contextlib.suppress(KeyboardInterrupt):
+        sys.exit(main())

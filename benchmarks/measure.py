@@ -1,0 +1,91 @@
+"""Run a command and measure what it costs this machine, descendants included.
+
+Usage: python measure.py OUT.json -- COMMAND...
+
+The process makes itself a child subreaper (prctl PR_SET_CHILD_SUBREAPER), so processes that
+detach from the command (ssh ControlPersist masters) are reparented here: when the command
+ends they are stopped (SIGTERM, by pid, only processes this run started) and reaped, and their
+CPU is counted too. OUT.json: wall seconds, exit code, user/system CPU seconds of every
+descendant, peak of the summed RSS of all live descendants (sampled every 0.1 s; shared pages
+are counted once per process, so it is an upper bound) and the largest single RSS.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+
+PR_SET_CHILD_SUBREAPER = 36
+PAGE = os.sysconf("SC_PAGE_SIZE")
+SAMPLE_SECONDS = 0.1
+REAP_SECONDS = 10
+
+
+def descendants(root):
+    """Pids whose ancestry reaches `root` (a snapshot of /proc)."""
+    parent = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as fh:
+                    fields = fh.read().rsplit(b")", 1)[1].split()
+                parent[int(entry)] = int(fields[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    found, frontier = set(), {root}
+    while frontier:
+        frontier = {pid for pid, ppid in parent.items() if ppid in frontier and pid not in found}
+        found |= frontier
+    return found
+
+
+def rss_bytes(pid):
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as fh:
+            return int(fh.read().split()[1]) * PAGE
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def main():
+    out, command = sys.argv[1], sys.argv[3:]
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    me = os.getpid()
+    started = time.monotonic()
+    child = subprocess.Popen(command)
+    peak_sum = peak_one = 0
+    while child.poll() is None:
+        sizes = [rss_bytes(pid) for pid in descendants(me)]
+        peak_sum = max(peak_sum, sum(sizes))
+        peak_one = max([peak_one, *sizes])
+        time.sleep(SAMPLE_SECONDS)
+    wall = time.monotonic() - started
+    leftovers = descendants(me)
+    for pid in leftovers:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + REAP_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            time.sleep(0.05)
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with open(out, "w", encoding="utf-8") as fh:
+        json.dump({"wall": wall, "rc": child.returncode, "cpu_user": usage.ru_utime, "cpu_system": usage.ru_stime,
+                   "peak_rss_sum": peak_sum, "peak_rss_one": peak_one, "left_running": len(leftovers)}, fh)
+    return child.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
