@@ -124,8 +124,11 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "template_missing": ("no template in charts/web/templates renders {kind} {name}",
                          "charts/web/templates に {kind} {name} を生成するテンプレートがない",
                          "charts/web/templates 에 {kind} {name} 를 만드는 템플릿이 없습니다"),
-    "template_incomplete": ("{path} does not use {missing}", "{path} が {missing} を使っていない",
-                            "{path} 가 {missing} 를 사용하지 않습니다"),
+    "template_unparsable": ("no template renders {kind} {name}; not YAML once their actions are rendered: {paths}",
+                            "{kind} {name} を生成するテンプレートがない。アクションを展開すると YAML にならない: {paths}",
+                            "{kind} {name} 를 만드는 템플릿이 없습니다. 액션을 펼치면 YAML 이 아닙니다: {paths}"),
+    "template_incomplete": ("{path} does not render {missing}", "{path} が {missing} を生成していない",
+                            "{path} 가 {missing} 를 만들지 않습니다"),
     "tracking_method_ok": ("your evidence matches the tracking method in force ({method})",
                            "記録は有効な追跡方式({method})と一致している",
                            "기록이 적용 중인 추적 방식 ({method}) 과 일치합니다"),
@@ -138,8 +141,8 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "override_in_git": ("the 1.28 override is committed under kust/ ({paths}); it must live in the Application",
                         "kust/ に 1.28 の上書きがコミットされている({paths})。Application に書く",
                         "kust/ 에 1.28 덮어쓰기가 커밋되어 있습니다 ({paths}). Application 에 있어야 합니다"),
-    "override_not_in_git": ("nothing under kust/ mentions 1.28", "kust/ のどこにも 1.28 はない",
-                            "kust/ 어디에도 1.28 이 없습니다"),
+    "override_not_in_git": ("nothing under kust/ sets the 1.28 image", "kust/ のどこも 1.28 のイメージを設定していない",
+                            "kust/ 어디에서도 1.28 이미지를 설정하지 않습니다"),
     "hook_name_format": ("waves.json hook_job {found} is not a name Argo CD generates ({expected})",
                          "waves.json の hook_job {found} は Argo CD が生成する名前ではない({expected})",
                          "waves.json hook_job {found} 는 Argo CD 가 만드는 이름이 아닙니다 ({expected})"),
@@ -407,44 +410,89 @@ def chart_prod_values(state):
     return chart_values(state, "values-prod.yaml", {"replicaCount": 2, "greeting": "from-values-file"})
 
 
-RELEASE_NAME = r"\{\{-?\s*\.Release\.Name\s*-?\}\}"
+TEMPLATE_ACTION = re.compile(r"\{\{(-?)(.*?)(-?)\}\}", re.S)
+VALUES_REF = re.compile(r"\.Values\.([A-Za-z0-9_.]+)")
+VALUE_TOKEN = "HELMVALUES."  # stands for the value a .Values reference renders
+BLOCK_ACTIONS = ("if", "else", "end", "range", "with", "define", "block", "template", "include")
 
 
-def chart_template(state, kind, name_suffix, must_contain):
-    """A template under charts/web/templates that renders `kind` named `<release>-<suffix>`
-    and uses the given values. Helm is not run: the template text is inspected."""
+def render_template(text):
+    """A chart template with the few actions this lab uses rendered, so the result is judged as
+    YAML data (quoting, comments, key order, flow or block style and `---` do not matter).
+    Helm is not run: `{{- x -}}` trims whitespace as text/template does; .Release.Name renders the
+    release name Argo CD passes, the Application name (util/helm/cmd.go template: `helm template
+    <appName>`); a .Values.<path> reference renders the token HELMVALUES.<path> (quoted when the
+    pipeline has quote/squote); comments and control actions (if/range/with/end/define/include)
+    render nothing, so both branches of an if stay in."""
+    parts = TEMPLATE_ACTION.split(text)  # text, left trim, action, right trim, text, ...
+    out = [parts[0]]
+    for index in range(1, len(parts), 4):
+        left, action, right, following = parts[index:index + 4]
+        if left:
+            out[-1] = out[-1].rstrip()
+        out.append(render_action(action.strip()))
+        out.append(following.lstrip() if right else following)
+    return "".join(out)
+
+
+def render_action(action):
+    words = action.replace("|", " ").split()
+    if not words or action.startswith("/*") or words[0] in BLOCK_ACTIONS:
+        return ""
+    reference = VALUES_REF.search(action)
+    if reference:
+        token = VALUE_TOKEN + reference.group(1)
+        return f'"{token}"' if {"quote", "squote"} & set(words) else token
+    return HELM_APP if ".Release.Name" in words else ""
+
+
+TEMPLATE_FIELDS = {  # kind: [(what must hold, test on the rendered object)]
+    "ConfigMap": [("data.greeting from .Values.greeting",
+                   lambda doc: VALUE_TOKEN + "greeting" in str(dig(doc, "data", "greeting")))],
+    "Deployment": [("spec.replicas from .Values.replicaCount",
+                    lambda doc: VALUE_TOKEN + "replicaCount" in str(dig(doc, "spec", "replicas"))),
+                   ("image nginx:1.27-alpine", lambda doc: "nginx:1.27-alpine" in images(doc))],
+}
+
+
+def chart_template(state, kind, name_suffix):
+    """A template under charts/web/templates that renders `kind` named `<release>-<suffix>` with
+    the fields the lab asks for, judged on the rendered YAML (render_template)."""
     problem = repo_blocked(state)
     if problem:
         return problem
-    name_pattern = re.compile(RELEASE_NAME + re.escape(f"-{name_suffix}"))
-    kind_pattern = re.compile(rf"^kind:\s*{kind}\s*$", re.M)
-    templates = {p: t for p, t in state.repo.tree.items() if p.startswith("charts/web/templates/") and t}
-    expected = f"kind: {kind}, name: {{{{ .Release.Name }}}}-{name_suffix}, " + ", ".join(must_contain)
+    templates = {p: t for p, t in state.repo.tree.items() if p.startswith(f"{CHART_DIR}/templates/") and t}
+    fields = TEMPLATE_FIELDS[kind]
+    expected = f"kind: {kind}, name: {{{{ .Release.Name }}}}-{name_suffix}, " + ", ".join(w for w, _ in fields)
+    unparsable = []
     for path, text in sorted(templates.items()):
-        if kind_pattern.search(text) and name_pattern.search(text):
-            missing = [needle for needle in must_contain if not re.search(needle_regex(needle), text)]
+        documents, error = parse_yaml_text(render_template(text))
+        if error:
+            unparsable.append(path)
+        for doc in documents or []:
+            if not (isinstance(doc, dict) and doc.get("kind") == kind
+                    and dig(doc, "metadata", "name") == f"{HELM_APP}-{name_suffix}"):
+                continue
+            missing = [what for what, holds in fields if not holds(doc)]
             if missing:
                 return failed("template_incomplete", expected=expected, found=missing, path=path,
                               missing=", ".join(missing))
             return passed("template_ok", expected=expected, found=path, path=path)
+    if unparsable:
+        return failed("template_unparsable", expected=expected, found=unparsable, paths=", ".join(unparsable),
+                      kind=kind, name=f"{{{{ .Release.Name }}}}-{name_suffix}")
     return failed("template_missing", expected=expected, found=sorted(templates) or None, kind=kind,
                   name=f"{{{{ .Release.Name }}}}-{name_suffix}")
 
 
-def needle_regex(needle):
-    if needle.startswith(".Values."):
-        return r"\.Values\." + re.escape(needle[len(".Values."):]) + r"\b"
-    return re.escape(needle)
-
-
 @lab.check(1, "template-configmap", hint="helm_chart")
 def template_configmap(state):
-    return chart_template(state, "ConfigMap", "greeting", [".Values.greeting"])
+    return chart_template(state, "ConfigMap", "greeting")
 
 
 @lab.check(1, "template-deployment", hint="helm_chart")
 def template_deployment(state):
-    return chart_template(state, "Deployment", "web", [".Values.replicaCount", "nginx:1.27-alpine"])
+    return chart_template(state, "Deployment", "web")
 
 
 def helm_app_problems(state, app, namespace_required):
@@ -752,12 +800,36 @@ def no_override_in_git(state):
     problem = repo_blocked(state)
     if problem:
         return problem
-    mentions = sorted(p for p, text in state.repo.tree.items() if p.startswith("kust/") and text and "1.28" in text)
+    if not any(p.startswith("kust/") for p in state.repo.tree):
+        return failed("git_dir_missing", expected="kust/", found=None, path="kust/")
+    by_path = {}
+    for path, doc in yaml_objects(state.repo.tree, "kust"):
+        by_path[path] = by_path.get(path, False) or sets_override(doc)
+    mentions = sorted(path for path, found in by_path.items() if found)
     if mentions:
         return failed("override_in_git", expected=[], found=mentions, paths=", ".join(mentions))
-    if not any(p.startswith("kust/") for p in state.repo.tree):
-        return blocked(4, "git_dir_missing", path="kust/")
     return passed("override_not_in_git", expected=[], found=[])
+
+
+OVERRIDE_TAG = "1.28"
+
+
+def sets_override(value, key=None):
+    """True when a YAML value under kust/ would make kustomize render the 1.28 image: an image
+    reference (image:, newName:, a JSON-patch value:) with a 1.28 tag, a newTag: 1.28..., or an
+    inline patch text that does. Judged on data: comments and other files mentioning 1.28 do not
+    count (kustomize reads only kustomization files and the resources they list)."""
+    if isinstance(value, dict):
+        return any(sets_override(v, str(k)) for k, v in value.items())
+    if isinstance(value, list):
+        return any(sets_override(v, key) for v in value)
+    if key == "newTag":
+        return str(value).startswith(OVERRIDE_TAG)
+    if not isinstance(value, str):
+        return False
+    if "\n" in value:  # an inline patch (patches[].patch, patchesStrategicMerge entries)
+        return any(sets_override(doc) for doc in yaml_documents(value))
+    return split_image(value.strip())[1].startswith(OVERRIDE_TAG)
 
 
 KUST_IMAGE = "nginx:1.28-alpine"
@@ -1023,8 +1095,9 @@ def waves_settings_created(state):
     if problem:
         return problem
     settings = state.cluster.find("waves_configmaps", "settings")
-    if settings is None:
-        return blocked(5, "live_object_missing", what="ConfigMap src-waves/settings")
+    if settings is None:  # this step's own object: a plain failure, not "blocked by step 5"
+        return failed("live_object_missing", expected="ConfigMap src-waves/settings", found=None,
+                      what="ConfigMap src-waves/settings")
     live = dig(settings, "metadata", "creationTimestamp")
     recorded, live_time = parse_time(value), parse_time(live)
     if recorded is None or live_time is None or recorded != live_time:
@@ -1144,7 +1217,7 @@ def failed_phase(state):
     # commit really failed (shared/labs/capa-src.md step 6).
     sha, problem = failed_commit(state)
     if problem:
-        return blocked(6, "failed_commit_unknown")
+        return failed("failed_commit_unknown", expected="a commit on bare main", found=None)
     proof = failure_proof(state, sha)
     if proof:
         return passed("phase_running_failed", expected="Failed | Running", found=phase, proof=proof)
@@ -1181,7 +1254,7 @@ def failed_live_mode(state):
         return problem
     sha, problem = failed_commit(state)
     if problem:
-        return blocked(6, "failed_commit_unknown")
+        return failed("failed_commit_unknown", expected="a commit on bare main", found=None)
     parent = parent_of(state, sha)
     before = yaml_mode(state.repo.history.get(parent, {}).get("waves/config.yaml")) if parent else None
     if live_mode != before:
@@ -1208,7 +1281,7 @@ def fix_commit_sha(state, failed_sha):
 def fix_commit(state):
     sha, problem = failed_commit(state)
     if problem:
-        return blocked(6, "failed_commit_unknown")
+        return failed("failed_commit_unknown", expected="a commit on bare main", found=None)
     fix = fix_commit_sha(state, sha)
     if fix:
         return passed("fix_commit_ok", found=fix, sha=fix[:7])
