@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import os
@@ -23,6 +24,7 @@ from .world import load, validate
 DEFAULT_AUTHOR = ("Lab Learner", "learner@lab.example")
 DEFAULT_FIRST_DATE = "2026-01-01T00:00:00Z"
 MARKER = "labworld.json"
+PROBES = "probes.json"  # recorded probe results of the world, per lab id
 DEFAULT_VERSION = {
     "major": "1", "minor": "34", "emulationMajor": "1", "emulationMinor": "34",
     "minCompatibilityMajor": "1", "minCompatibilityMinor": "33",
@@ -189,10 +191,15 @@ def finish_objects(objects: list[dict], host: str) -> tuple[list[dict], int]:
     return out, rv + 1
 
 
+# A CA the fake API never uses (it speaks plain HTTP): kubeconfigs carry it like k3s.yaml does, so
+# that a learner's kubeconfig can be compared with the VM's ("the same CA data").
+FAKE_CA_DATA = base64.b64encode(b"-----BEGIN CERTIFICATE-----\nlabworld fake CA\n-----END CERTIFICATE-----\n").decode()
+
+
 def kubeconfig(host: str, server: str, token: str) -> dict:
     return {
         "apiVersion": "v1", "kind": "Config", "preferences": {},
-        "clusters": [{"name": host, "cluster": {"server": server}}],
+        "clusters": [{"name": host, "cluster": {"server": server, "certificate-authority-data": FAKE_CA_DATA}}],
         "users": [{"name": f"{host}-admin", "user": {"token": token}}],
         "contexts": [{"name": host, "context": {"cluster": host, "user": f"{host}-admin",
                                                 "namespace": "default"}}],
@@ -232,7 +239,8 @@ def materialize(world_path: str | Path, host: str, out: str | Path, api_url: str
                 heads[name] = shas[name][spec["commits"][-1]["id"]]
             summary["repos"][name] = {"bare": f"srv/bare/{name}.git", "branch": spec["branch"],
                                       "head": heads.get(name), "commits": shas[name]}
-        renderer = Renderer(shas, heads, dates, host, world["vars"])
+        server = api_url.rstrip("/") + f"/h/{host}"
+        renderer = Renderer(shas, heads, dates, host, world["vars"], str(host_dir), server, FAKE_CA_DATA)
         for rel, spec in world["files"].items():
             spec = renderer.render(spec, f"files[{rel}]")
             write_file(host_dir, rel, spec)
@@ -244,13 +252,14 @@ def materialize(world_path: str | Path, host: str, out: str | Path, api_url: str
                 raise WorldError(f"cluster.objects[{i}]: after rendering, apiVersion/kind/metadata.name invalid")
         objects, rv = finish_objects(cluster["objects"], host)
         token = str(cluster.get("token") or f"labworld-{host}-token")
-        server = api_url.rstrip("/") + f"/h/{host}"
         state = {"host": host, "reachable": cluster["reachable"], "token": token,
                  "version": {**DEFAULT_VERSION, **(cluster.get("version") or {})},
                  "access": cluster.get("access") or {}, "resourceVersion": str(rv), "objects": objects,
                  "fault": cluster.get("fault")}
         (host_dir / "cluster.json").write_text(json.dumps(state, indent=1) + "\n")
         (host_dir / "kubeconfig").write_text(yaml.safe_dump(kubeconfig(host, server, token), sort_keys=False))
+        if world.get("probes"):  # recorded probe results, replayed by the grader (lab_grade probe_replay)
+            (host_dir / PROBES).write_text(json.dumps(renderer.render(world["probes"], "probes"), indent=1) + "\n")
         summary["api_server"] = server
         summary["kubeconfig"] = str(host_dir / "kubeconfig")
     except WorldError as exc:

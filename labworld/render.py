@@ -41,7 +41,8 @@ def rfc3339(dt: datetime) -> str:
 
 class Renderer:
     def __init__(self, shas: dict[str, dict[str, str]], heads: dict[str, str],
-                 dates: dict[str, dict[str, str]], host: str, world_vars: dict):
+                 dates: dict[str, dict[str, str]], host: str, world_vars: dict, host_root: str = "",
+                 server: str = "", ca_data: str = ""):
         self.shas = shas
         self.heads = heads
         self.dates = dates
@@ -49,7 +50,7 @@ class Renderer:
                                       autoescape=False)
         g = self.env.globals
         g.update(sha=self.sha, sha7=self.sha7, head=self.head, commit_date=self.commit_date,
-                 unix=self.unix, iso=self.iso, host=host)
+                 unix=self.unix, iso=self.iso, host=host, host_root=host_root, server=server, ca_data=ca_data)
         self.env.filters.update(unix=self.unix, iso=self.iso)
         # vars are rendered in order; each may use helpers and the vars before it
         rendered: dict = {}

@@ -23,7 +23,7 @@ import yaml
 from . import WorldError
 from .kinds import BY_GVK
 
-TOP_KEYS = {"extends", "description", "vars", "repos", "files", "cluster"}
+TOP_KEYS = {"extends", "description", "vars", "repos", "files", "cluster", "probes"}
 REPO_KEYS = {"branch", "commits", "clones"}
 COMMIT_KEYS = {"id", "date", "message", "files", "author"}
 CLUSTER_KEYS = {"reachable", "token", "access", "objects", "version", "fault"}
@@ -172,19 +172,25 @@ def load(path: str | Path, _seen: tuple = ()) -> dict:
     unknown = set(data) - TOP_KEYS
     if unknown:
         raise WorldError(f"{path}: unknown top-level key(s) {sorted(unknown)}; allowed: {sorted(TOP_KEYS)}")
-    parent = data.pop("extends", None)
-    if parent is not None:
-        if not isinstance(parent, str) or not parent:
-            raise WorldError(f"{path}: `extends` must be a file path (relative to this file)")
-        base = load(path.parent / parent, (*_seen, path))
-        base.pop("description", None)
+    parents = data.pop("extends", None)
+    if parents is None:
+        return _strip_markers(data)
+    # A list extends several worlds in order (a learner enrolled in two labs: one world per lab).
+    parents = [parents] if isinstance(parents, str) else parents
+    if not isinstance(parents, list) or not parents or not all(isinstance(p, str) and p for p in parents):
+        raise WorldError(f"{path}: `extends` must be a file path or a list of them (relative to this file)")
+    base = None
+    for parent in parents:
+        loaded = load(path.parent / parent, (*_seen, path))
+        loaded.pop("description", None)
         try:
-            data = merge(base, data)
+            base = loaded if base is None else merge(base, loaded)
         except WorldError as exc:
             raise WorldError(f"{path}: {exc}") from None
-    else:
-        data = _strip_markers(data)
-    return data
+    try:
+        return merge(base, data)
+    except WorldError as exc:
+        raise WorldError(f"{path}: {exc}") from None
 
 
 def _plain(value: Any) -> Any:
@@ -206,6 +212,10 @@ def validate(world: dict, name: str) -> dict:
     """Check structure and fill defaults. Raises WorldError naming the field."""
     w = _plain(world)
     w.setdefault("description", "")
+    probes = w.setdefault("probes", {}) or {}
+    if not isinstance(probes, dict):
+        raise WorldError(f"{name}: probes must be a mapping of lab id to recorded probe results")
+    w["probes"] = probes
     vars_ = w.setdefault("vars", {}) or {}
     if not isinstance(vars_, dict):
         raise WorldError(f"{name}: vars must be a mapping")

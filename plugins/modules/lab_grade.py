@@ -58,6 +58,18 @@ options:
     description: Learner files larger than this are reported as too large, not read.
     type: int
     default: 1048576
+  k3s_kubeconfig:
+    description:
+      - The VM's admin kubeconfig. Only its server and CA are read, to compare the kubeconfigs a
+        learner builds (lab V(cgoa-ci)); its credentials are never used or shown.
+    type: path
+    default: /etc/rancher/k3s/k3s.yaml
+  probe_replay:
+    description:
+      - A JSON file of recorded probe results per lab id (a fixture world's C(probes.json)). When
+        it exists and holds the lab, its probes are replayed instead of run; for replaying a
+        recorded VM offline, never on a learner VM.
+    type: path
   time_budget:
     description:
       - Seconds the whole call may take - health gate, every lab's reads, probes and settling.

@@ -11,7 +11,11 @@ from ansible.module_utils.labgrader.labs import LABS
 
 
 def host_collector(host_dir, lab_id="capa-src", **site):
-    """The module's collector for one lab of a materialized fixture host."""
+    """The module's collector for one lab of a materialized fixture host (its probes replayed
+    from the world's recording, the host's kubeconfig standing in for the VM's admin one)."""
+    replay = host_dir / "probes.json"
+    site.setdefault("probe_replay", str(replay) if replay.exists() else None)
+    site.setdefault("k3s_kubeconfig", str(host_dir / "kubeconfig"))
     site = Site(bare_root=str(host_dir / "srv" / "bare"), workspace_root=str(host_dir / "root"), **site)
     return collector(LABS[lab_id], site, str(host_dir / "kubeconfig"), timeout=5)
 

@@ -10,21 +10,17 @@ import sys
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from labworld.materialize import load_class
+from tests.conftest import REPO_ROOT, WORLDS
 
 pytestmark = pytest.mark.playbook
-
-DEMO_WORLDS = {
-    "learner01": "golden.yaml", "learner02": "half-done.yaml", "learner03": "classic-mistakes.yaml",
-    "learner04": "empty.yaml", "learner05": "garbage.yaml", "learner06": "mid-sync.yaml",
-    "learner07": "broken-cluster.yaml",
-}
 
 
 @pytest.fixture(scope="module")
 def demo_class(fake_api):
-    for host, world in DEMO_WORLDS.items():
-        fake_api.world(f"capa-src/{world}", host=host)
+    """The demo class of scripts/demo (fixtures/worlds/demo/class.yaml)."""
+    for host, entry in load_class(WORLDS / "demo" / "class.yaml").items():
+        fake_api.world(os.path.relpath(entry["world"], WORLDS), host=host)
     return fake_api.root
 
 
@@ -52,9 +48,9 @@ def test_whole_class_grades_everyone_and_exits_2_for_hosts_in_error(demo_class, 
         "learner04": ("graded", None), "learner05": ("graded", None), "learner06": ("graded", None),
         "learner07": ("error", "health"), "learner08": ("error", "unreachable"),
     }
-    golden = [r for r in grades["records"] if r["host"] == "learner01"]
-    assert len(golden) == 56 and {r["status"] for r in golden} == {"PASS"}
-    assert "learner01  ✓✓✓✓✓✓✓✓  56/56" in result.stdout
+    golden = [r for r in grades["records"] if r["host"] == "learner01"]  # enrolled in both labs, both done
+    assert len(golden) == 56 + 48 and {r["status"] for r in golden} == {"PASS"}
+    assert "learner01  ✓✓✓✓✓✓✓✓  ✓✓✓✓✓✓✓✓  104/104" in result.stdout
     assert "Could not grade: learner07, learner08." in result.stdout
     assert (tmp_path / "reports" / "latest" / "junit.xml").exists()
     assert (tmp_path / "reports" / "latest" / "index.html").exists()
@@ -84,4 +80,5 @@ def test_unknown_enrolled_lab_is_a_grader_error(demo_class, tmp_path):
     result, grades = run_grade(demo_class, tmp_path, "-l", "learner01", "-e", "lab_enrolled=capa-src,nope")
     assert result.returncode == 2
     host = grades["hosts"][0]
-    assert (host["state"], host["error"]["kind"], host["error"]["message"]) == ("error", "grader", "labs: unknown lab nope; known labs: capa-src, cgoa-ci")
+    assert (host["state"], host["error"]["kind"], host["error"]["message"]) == (
+        "error", "grader", "labs: unknown lab nope; known labs: capa-src, cgoa-ci")

@@ -165,10 +165,13 @@ class ProbeContext:
         return self.deadline - time.monotonic()
 
 
-def replayed_probes(site, lab):
-    """The recorded probe results of `lab` (a fixture world's probes.json)."""
+def recorded_probes(site, lab):
+    """The recorded probe results of `lab` from a fixture world's probes.json, or None when the
+    world recorded none (then the probes run)."""
+    if not site.probe_replay or not os.path.isfile(site.probe_replay):
+        return None
     with open(site.probe_replay, encoding="utf-8") as handle:
-        return json.load(handle).get(lab.id, {})
+        return json.load(handle).get(lab.id)
 
 
 def collector(lab, site, kubeconfig, timeout=10.0, max_bytes=1024 * 1024, deadline=None):
@@ -202,7 +205,8 @@ def collector(lab, site, kubeconfig, timeout=10.0, max_bytes=1024 * 1024, deadli
         if reads.probes and not probed:
             probed.append(True)
             context = ProbeContext(site, workspace, bare_path, files, kubeconfig, deadline)
-            probes.update(replayed_probes(site, lab) if site.probe_replay else reads.probes(context))
+            recorded = recorded_probes(site, lab)
+            probes.update(recorded if recorded is not None else reads.probes(context))
         reviews = reads.reviews(site, files)
         api_deadline = min(deadline, time.monotonic() + DEADLINE_TIMEOUTS * timeout)
         snapshot = collect_cluster(kubeconfig, api_reads, timeout, deadline=api_deadline, reviews=reviews)

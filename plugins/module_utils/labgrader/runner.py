@@ -32,6 +32,8 @@ ARGUMENT_SPEC = {
     "poll_interval": {"type": "float", "default": 5},
     "max_file_bytes": {"type": "int", "default": 1024 * 1024},
     "time_budget": {"type": "float", "default": 240},
+    "k3s_kubeconfig": {"type": "path", "default": "/etc/rancher/k3s/k3s.yaml"},
+    "probe_replay": {"type": "path"},
 }
 
 
@@ -71,7 +73,8 @@ def grade_host(params):
             message = "; ".join(p["detail"] for p in health["problems"])
             return {"state": "error", "error": {"kind": "health", "message": message, "details": health["probes"]},
                     "health": health, "labs": {}}
-    site = Site(params["argocd_namespace"], params["gitd_namespace"], params["bare_root"], params["workspace_root"])
+    site = Site(params["argocd_namespace"], params["gitd_namespace"], params["bare_root"], params["workspace_root"],
+                params["k3s_kubeconfig"], params["probe_replay"])
     results = {}
     for lab_id in dict.fromkeys(params["labs"]):
         lab = LABS[lab_id]

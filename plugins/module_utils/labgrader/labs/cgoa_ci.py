@@ -810,6 +810,9 @@ def access_dryrun(state):
 
 @lab.check(3, "no-access-prod", hint="ci_rbac")
 def no_access_prod(state):
+    # Refusals of an identity that does not exist prove nothing about the learner's RBAC.
+    if state.cluster.get("validator_sa") is None:
+        return failed("rbac_object_missing", expected=True, found=None, what="ServiceAccount ci/validator")
     return access_verdict(state, False)
 
 
@@ -848,7 +851,8 @@ def ci_kubeconfig(state):
         return problem
     found = {**same_cluster(context, k3s), "namespace": context["namespace"], "token": context["token"] is not None}
     expected = {"server": True, "CA data": True, "namespace": DRYRUN_NS, "token": True}
-    what = "ci-kubeconfig (same as k3s / namespace / bearer token)"
+    # (no "bearer" before a word here: the scrubber redacts "Bearer <anything>" from every message)
+    what = "ci-kubeconfig (cluster of k3s / namespace / token)"
     if found != expected:
         return failed("kubeconfig_wrong", expected=expected, found=found, what=what)
     return passed("kubeconfig_ok", expected=expected, found=found, what=what)
@@ -988,6 +992,9 @@ def validate_rejects_mixed(state):
 
 @lab.check(4, "validate-created-nothing", hint="ci_validate")
 def validate_created_nothing(state):
+    runs = state.probes["validate"]
+    if "not_run" in runs:
+        return failed("probe_not_run", expected=[], found=None, script=VALIDATE, reason=runs["not_run"])
     prefix = state.probes["prefix"]
     created = sorted(dig(d, "metadata", "name") for d in state.cluster.items("dryrun_deployments")
                      if str(dig(d, "metadata", "name")).startswith(prefix))
@@ -1144,7 +1151,7 @@ def bump_live_revision(state):
         return problem
     sha = bump_commit_sha(state)
     if sha is None:
-        return blocked(7, "bump_commit_unknown")
+        return failed("bump_commit_unknown", expected=BUMP_MESSAGE, found=None)
     return app_at_revision(state, app, sha, "revision_ok", "revision_behind")
 
 

@@ -1,0 +1,278 @@
+"""cgoa-ci judged on the world recorded from the real control plane (fixtures/worlds/cgoa-ci/
+golden.yaml): every check passes; each mistake, applied to a copy of that state, fails exactly
+its checks with the message asserted. The probes themselves run for real in
+tests/controlplane/test_cgoa_ci.py; here their recorded results are replayed."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+from collections import Counter
+
+import pytest
+from ansible.module_utils.labgrader.labs import LABS
+
+from tests.grader.conftest import collect_host, judge
+
+LAB = LABS["cgoa-ci"]
+
+
+@pytest.fixture(scope="module")
+def golden_cgoa(fake_api):
+    return collect_host(fake_api.world("cgoa-ci/golden.yaml"), "cgoa-ci")
+
+
+@pytest.fixture
+def state(golden_cgoa):
+    return copy.deepcopy(golden_cgoa)
+
+
+def grade(state):
+    return judge(state, "en", "cgoa-ci")
+
+
+def failing(state):
+    return {cid: c["message"] for cid, c in grade(state).items() if c["status"] != "PASS"}
+
+
+def test_golden_passes_every_check_with_sixteen_requests(golden_cgoa):
+    results = grade(copy.deepcopy(golden_cgoa))
+    assert {c["status"] for c in results.values()} == {"PASS"}
+    assert len(results) == 48
+    assert Counter(c.step for c in LAB.checks) == {1: 5, 2: 7, 3: 9, 4: 8, 5: 5, 6: 4, 7: 4, 8: 6}
+    assert golden_cgoa.cluster.requests == 16
+
+
+def test_nothing_done_fails_every_check_and_errors_none(fake_api):
+    results = grade(collect_host(fake_api.world("cgoa-ci/empty.yaml"), "cgoa-ci"))
+    assert Counter(c["status"] for c in results.values()) == {"FAIL": 48}
+    assert results["cgoa-ci.1.bare-repo"]["message"].endswith("/srv/bare/ci.git does not exist")
+    assert results["cgoa-ci.4.validate-accepts-valid"]["message"] == (
+        "validate.sh was not run: validate.sh is missing or not executable")
+    assert results["cgoa-ci.5.hook-rejects-typo-on-main"]["message"] == (
+        "pre-receive was not run: hooks/pre-receive is missing or not executable")
+
+
+# ---------------------------------------------------------------- mutations of the recorded state
+
+
+def commits(state):
+    """The recorded commits oldest first: baseline, broken, revert, bump."""
+    return list(reversed(state.repo.order))
+
+
+def set_web(state, index, text):
+    state.repo.history[commits(state)[index]]["deploy/web.yaml"] = text
+
+
+def web(state, index):
+    return state.repo.history[commits(state)[index]]["deploy/web.yaml"]
+
+
+def evidence(state, name):
+    return state.files[name].data
+
+
+def app(state):
+    return state.cluster.snapshot.reads["app"]
+
+
+def probe(state, group, case, returncode):
+    state.probes[group][case]["returncode"] = returncode
+
+
+def kubeconfig_namespace(state, name, namespace):
+    state.files[name].data[0]["contexts"][0]["context"]["namespace"] = namespace
+
+
+def token_with_lifetime(seconds):
+    def part(data):
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
+    return f"{part({'alg': 'RS256'})}.{part({'iat': 1000, 'exp': 1000 + seconds, 'sub': 'x'})}.sig"
+
+
+def mutate_text(state, name, old, new):
+    read = state.files[name]
+    assert old in read.text
+    read.text = read.text.replace(old, new)
+
+
+MUTATIONS = {
+    "baseline image 1.26 (revert restores it too)": (
+        lambda s: [set_web(s, i, web(s, i).replace("nginx:1.27-alpine", "nginx:1.26-alpine")) for i in (0, 2)],
+        {"cgoa-ci.1.baseline-commit": 'the first commit adding deploy/web.yaml ({sha0}) differs: expected '
+         '{{"namespace": null, "replicas": 2, "label app": "web", "containers": ["web"], "image": "nginx:1.27-alpine"}}, '
+         'found {{"namespace": null, "replicas": 2, "label app": "web", "containers": ["web"], "image": "nginx:1.26-alpine"}}'}),
+    "app.yaml without prune": (
+        lambda s: s.files["app.yaml"].data[0]["spec"]["syncPolicy"]["automated"].update(prune=False),
+        {"cgoa-ci.1.app-file": "app.yaml: fields differ (field: expected / found): "
+         "spec.syncPolicy.automated.prune: true / false"}),
+    "live Application in another project": (
+        lambda s: app(s)["spec"].update(project="ci"),
+        {"cgoa-ci.1.live-app": 'Application ci-web: fields differ (field: expected / found): spec.project: "default" / "ci"'}),
+    "broken.json names the baseline commit": (
+        lambda s: evidence(s, "broken.json").update(commit=commits(s)[0]),
+        {"cgoa-ci.2.broken-commit": 'commit {sha0}: deploy/web.yaml spec.replicas is 2, expected the string "two"'}),
+    "broken.json sync_status Synced": (
+        lambda s: evidence(s, "broken.json").update(sync_status="Synced"),
+        {"cgoa-ci.2.broken-sync-status": 'broken.json sync_status: expected "OutOfSync", found "Synced"'}),
+    "broken.json operation_message made up": (
+        lambda s: evidence(s, "broken.json").update(operation_message="sync failed"),
+        {"cgoa-ci.2.broken-operation-message": 'broken.json operation_message "sync failed" is not the message of a '
+         "failed apply of replicas (status.operationState.message)"}),
+    "broken.json live_replicas as a string": (
+        lambda s: evidence(s, "broken.json").update(live_replicas="2"),
+        {"cgoa-ci.2.broken-live-replicas": 'broken.json live_replicas: the JSON type must be integer, found string ("2")'}),
+    "the revert does not restore the parent": (
+        lambda s: set_web(s, 2, web(s, 0).replace("replicas: 2", "replicas: 3")),
+        {"cgoa-ci.2.revert-commit": "no commit after {sha1} on bare main restores deploy/web.yaml of its parent "
+         "(use git revert; do not rewrite history)"}),
+    "still retrying the broken commit": (
+        lambda s: app(s)["status"]["operationState"].update(
+            phase="Running", operation={**app(s)["status"]["operationState"]["operation"],
+                                        "sync": {"revision": commits(s)[1]}}),
+        {"cgoa-ci.2.no-broken-retry": "the operation of ci-web still retries the broken commit {sha1} (phase "
+         "Running); new commits wait until it ends"}),
+    "ServiceAccount missing": (
+        lambda s: s.cluster.snapshot.reads.update(validator_sa=None),
+        {"cgoa-ci.3.service-account": "ServiceAccount ci/validator does not exist",
+         "cgoa-ci.3.no-access-prod": "ServiceAccount ci/validator does not exist"}),
+    "Role missing": (
+        lambda s: s.cluster.snapshot.reads.update(role=None),
+        {"cgoa-ci.3.role": "Role ci-dryrun/dryrun-deployments does not exist"}),
+    "RoleBinding to another ServiceAccount": (
+        lambda s: s.cluster.snapshot.reads["binding"]["subjects"][0].update(namespace="default"),
+        {"cgoa-ci.3.role-binding": 'RoleBinding ci-dryrun/validator-dryrun: expected {{"roleRef": {{"kind": "Role", '
+         '"name": "dry'}),
+    "cannot create in ci-dryrun": (
+        lambda s: s.cluster.snapshot.reads["sar_create-dryrun"].update(allowed=False),
+        {"cgoa-ci.3.access-dryrun": "the API server's answers for ci:validator differ (question: expected / answer): "
+         "create deployments in ci-dryrun: True / False"}),
+    "can patch prod": (
+        lambda s: s.cluster.snapshot.reads["sar_patch-prod"].update(allowed=True),
+        {"cgoa-ci.3.no-access-prod": "the API server's answers for ci:validator differ (question: expected / answer): "
+         "patch deployments in ci-web: False / True",
+         "cgoa-ci.8.ci-can-write-prod": "report.json ci_can_write_prod: expected true, found false"}),
+    "ci-kubeconfig namespace default": (
+        lambda s: kubeconfig_namespace(s, "ci-kubeconfig", "default"),
+        {"cgoa-ci.3.ci-kubeconfig": 'ci-kubeconfig (cluster of k3s / namespace / token): expected {{"server": '
+         'true, "CA data": true, "namespace": "ci-dryrun", "token": true}}, found {{"server": true, "CA data": '
+         'true, "namespace": "default", "token": true}}'}),
+    "token not authenticated": (
+        lambda s: s.cluster.snapshot.reads.update(token_review={"user": {}, "error": "token has expired"}),
+        {"cgoa-ci.3.ci-token-identity": 'the API server authenticates the token as "token has expired", expected '
+         '"system:serviceaccount:ci:validator"'}),
+    "token lives one hour": (
+        lambda s: s.files["ci-kubeconfig"].data[0]["users"][0]["user"].update(token=token_with_lifetime(3600)),
+        {"cgoa-ci.3.ci-token-lifetime": "the token lives 3600 s (exp - iat), expected 28800 s (8 hours)"}),
+    "kubeconfig copy in namespace default": (
+        lambda s: kubeconfig_namespace(s, "kubeconfig", "default"),
+        {"cgoa-ci.3.argocd-kubeconfig": 'kubeconfig (a copy of k3s\'s / namespace): expected {{"server": true, '
+         '"CA data": true, "namespace": "argocd"}}, found {{"server": true, "CA data": true, "namespace": '
+         '"default"}}'}),
+    "validate.sh not executable": (
+        lambda s: setattr(s.files["validate.sh"], "executable", False),
+        {"cgoa-ci.4.validate-script": "{ws}/validate.sh is not executable (chmod +x)"}),
+    "validate.sh via $KUBECONFIG": (
+        lambda s: mutate_text(s, "validate.sh", f"--kubeconfig {s.workspace}/ci-kubeconfig ", ""),
+        {"cgoa-ci.4.validate-names-kubeconfig": "{ws}/validate.sh must name {ws}/ci-kubeconfig"}),
+    "validate.sh client dry-run": (
+        lambda s: mutate_text(s, "validate.sh", "--dry-run=server", "--dry-run=client"),
+        {"cgoa-ci.4.validate-server-dry-run": "{ws}/validate.sh must use --dry-run=server (not client)"}),
+    "validate.sh refuses a valid Deployment": (
+        lambda s: probe(s, "validate", "valid", 1),
+        {"cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: "
+         "deployment.apps/{prefix}ok created (server dry run)"}),
+    "validate.sh accepts replicas: two": (
+        lambda s: probe(s, "validate", "string-replicas", 0),
+        {"cgoa-ci.4.validate-rejects-string-replicas": "validate.sh rejects replicas: two, but exited with code 0: "}),
+    "validate.sh accepts replica:": (
+        lambda s: probe(s, "validate", "unknown-field", 0),
+        {"cgoa-ci.4.validate-rejects-unknown-field": "validate.sh rejects the misspelled field replica:, but exited "
+         "with code 0: "}),
+    "validate.sh keeps the last file's status": (
+        lambda s: probe(s, "validate", "mixed", 0),
+        {"cgoa-ci.4.validate-rejects-mixed": "validate.sh rejects a folder with one good and one bad manifest, but "
+         "exited with code 0: "}),
+    "validate.sh created a probe object": (
+        lambda s: s.cluster.snapshot.reads["dryrun_deployments"].append(
+            {"metadata": {"name": s.probes["prefix"] + "ok", "namespace": "ci-dryrun"}}),
+        {"cgoa-ci.4.validate-created-nothing": 'validate.sh really created ["{prefix}ok"] in ci-dryrun (not a dry run)'}),
+    "hook not executable": (
+        lambda s: setattr(s.files["hooks/pre-receive"], "executable", False),
+        {"cgoa-ci.5.hook-file": "{bare}/hooks/pre-receive is not executable (chmod +x)"}),
+    "hook lets replica: into main": (
+        lambda s: probe(s, "hook", "typo-main", 0),
+        {"cgoa-ci.5.hook-rejects-typo-on-main": "pre-receive rejects a push to main with replica:, but exited with "
+         "code 0: "}),
+    "hook refuses a valid push": (
+        lambda s: probe(s, "hook", "valid-main", 1),
+        {"cgoa-ci.5.hook-accepts-valid-main": "pre-receive accepts a valid push to main, but exited with code 1: "}),
+    "hook lets main be deleted": (
+        lambda s: probe(s, "hook", "delete-main", 0),
+        {"cgoa-ci.5.hook-rejects-delete-main": "pre-receive rejects deleting main, but exited with code 0: "}),
+    "hook blocks other branches": (
+        lambda s: probe(s, "hook", "typo-branch", 1),
+        {"cgoa-ci.5.hook-accepts-other-branch": "pre-receive accepts a push to another branch, but exited with "
+         "code 1: "}),
+    "blocked.txt without git's lines": (
+        lambda s: setattr(s.files["blocked.txt"], "text", "remote: pre-receive: rejected\n"),
+        {"cgoa-ci.6.blocked-transcript": "blocked.txt lacks [remote rejected] main, pre-receive hook declined: save "
+         "the whole output of the rejected git push"}),
+    "replica: reached main": (
+        lambda s: set_web(s, 3, web(s, 3).replace("  replicas: 2\n", "  replicas: 2\n  replica: 2\n")),
+        {"cgoa-ci.6.no-typo-on-main": 'commits on bare main have a replica: key in deploy/web.yaml: ["{sha3_7}"]'}),
+    "clone's main not reset": (
+        lambda s: s.clone_refs.update({"refs/heads/main": "0" * 40}),
+        {"cgoa-ci.6.clone-reset": "the clone's main differs from origin/main: {{\"main\": \"" + "0" * 40 + "\", "
+         "\"origin/main\": \"{sha3}\"}} (git reset --hard origin/main)"}),
+    "ci-web Degraded": (
+        lambda s: app(s)["status"]["health"].update(status="Degraded"),
+        {"cgoa-ci.2.live-at-head": 'Application ci-web is at {{"sync": "Synced", "health": "Degraded", "revision": '
+         '"{sha3}", "operation": "Succee...',
+         "cgoa-ci.6.live-still-synced": "Application ci-web is Synced / Degraded, expected Synced / Healthy",
+         "cgoa-ci.7.live-revision": 'Application ci-web is at {{"sync": "Synced", "health": "Degraded", "revision": '
+         '"{sha3}", "operation": "Succee...'}),
+    "bump.sh calls kubectl": (
+        lambda s: setattr(s.files["bump.sh"], "text", s.files["bump.sh"].text + "kubectl -n ci-web get deploy\n"),
+        {"cgoa-ci.7.bump-script": "{ws}/bump.sh must take the tag as $1 and never call kubectl"}),
+    "bump commit with another message": (
+        lambda s: s.repo.commits[commits(s)[3]].update(subject="bump"),
+        {"cgoa-ci.7.bump-commit": 'no commit on bare main has the message "ci: web nginx:1.28-alpine" and image '
+         'nginx:1.28-alpine (found: ["bump", "Revert \\"web: replicas two\\"", "web: replicas two", '
+         '"deploy web nginx:1.27-alpine"])',
+         "cgoa-ci.7.live-revision": 'no commit "ci: web nginx:1.28-alpine" on bare main'}),
+    "web still runs 1.27": (
+        lambda s: s.cluster.snapshot.reads["web"]["spec"]["template"]["spec"]["containers"][0].update(
+            image="nginx:1.27-alpine"),
+        {"cgoa-ci.7.live-image": 'Deployment ci-web/web image: expected "nginx:1.28-alpine", found "nginx:1.27-alpine"'}),
+    "report: every answer wrong": (
+        lambda s: evidence(s, "report.json").update(ci_writes="cluster", cd_writes="git", gate="hook",
+                                                    deployed_revision="main", broken_reached_git=False),
+        {"cgoa-ci.8.ci-writes": 'report.json ci_writes: expected "git", found "cluster"',
+         "cgoa-ci.8.cd-writes": 'report.json cd_writes: expected "cluster", found "git"',
+         "cgoa-ci.8.gate": 'report.json gate: expected "pre-receive", found "hook"',
+         "cgoa-ci.8.deployed-revision": 'report.json deployed_revision: expected "{sha3}", found "main"',
+         "cgoa-ci.8.broken-reached-git": "report.json broken_reached_git: expected true, found false"}),
+}
+
+
+@pytest.mark.parametrize("name", list(MUTATIONS))
+def test_each_mistake_fails_exactly_its_checks(state, name):
+    mutate, expected = MUTATIONS[name]
+    shas = commits(state)
+    names = {f"sha{i}": sha[:7] for i, sha in enumerate(shas)}
+    names.update({f"sha{i}_7": sha[:7] for i, sha in enumerate(shas)})
+    names.update(sha3=shas[3], ws=state.workspace, bare=state.bare_path, prefix=state.probes["prefix"])
+    mutate(state)
+    found = failing(state)
+    assert sorted(found) == sorted(expected)
+    for check_id, message in expected.items():
+        assert found[check_id].startswith(message.format(**names)), (check_id, found[check_id])
+
+
+def test_every_check_is_failed_by_some_mistake():
+    failed = {check for _, expected in MUTATIONS.values() for check in expected}
+    untested = {c.id for c in LAB.checks} - failed - {"cgoa-ci.1.bare-repo", "cgoa-ci.1.clone-origin"}
+    assert untested == set()  # bare-repo and clone-origin: the empty world above
