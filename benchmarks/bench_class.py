@@ -319,7 +319,7 @@ def run_playbook(name, playbook, hosts, spec, ctx, extra=()):
         "requests_per_host": sum(requests) / len(hosts),
         "ssh_kib_per_host": sum(ssh_bytes) / len(hosts) / 1024,
         "controller_cpu": cpu, "controller_cpu_per_host": cpu / len(hosts),
-        "peak_rss_mib": measured["peak_rss_sum"] / 2**20, "peak_rss_one_mib": measured["peak_rss_one"] / 2**20,
+        "peak_pss_mib": measured["peak_pss_sum"] / 2**20, "peak_rss_one_mib": measured["peak_rss_one"] / 2**20,
         "module_cpu": module_cpu, "module_cpu_per_host": module_cpu / len(hosts),
         "proxy_cpu": proxy_stats["_cpu_seconds"], "reports": run_dir / "reports",
     }
@@ -347,12 +347,12 @@ def print_table(rows, labs, checks_per_host):
         per_lab = r["requests_per_host"] / len(labs) if r["name"].startswith("grade") else r["requests_per_host"]
         print(f"{r['name']:<14}{r['n']:>5}{r['wall']:>8.1f}{r['host_p50']:>9.2f}{r['host_p95']:>7.2f}"
               f"{r['host_max']:>7.2f}{per_lab:>13.1f}{r['ssh_kib_per_host']:>13.1f}{r['controller_cpu']:>11.1f}"
-              f"{r['controller_cpu_per_host']:>9.3f}{r['peak_rss_mib']:>9.0f}{r['module_cpu_per_host']:>21.3f}")
+              f"{r['controller_cpu_per_host']:>9.3f}{r['peak_pss_mib']:>9.0f}{r['module_cpu_per_host']:>21.3f}")
     print(f"(labs per host: {', '.join(labs)}; checks per host: {checks_per_host}; grade* rows count the health "
           "gate's requests in API/host-lab, split over the labs)")
 
 
-def projection(rows, forks, cores, target_n=200):
+def projection(rows, alone, forks, cores, target_n=200):
     """Projected wall time for `target_n` real VMs: the module runs on each VM in parallel, the
     controller's work does not. T = fixed + max(waves x per-host time, controller CPU / cores)."""
     grade_rows = sorted((r for r in rows if r["name"].startswith("grade")), key=lambda r: r["n"])
@@ -362,7 +362,7 @@ def projection(rows, forks, cores, target_n=200):
     else:
         marginal = largest["controller_cpu_per_host"]
     fixed_cpu = max(0.0, smallest["controller_cpu"] - marginal * smallest["n"])
-    host_time = smallest["host_p50"]  # least contended: closest to a host on its own VM
+    host_time = alone["host_p50"]  # a host with the machine to itself, as each real VM is
     waves = math.ceil(target_n / forks)
     controller_bound = (fixed_cpu + marginal * target_n) / cores
     fan_out = waves * host_time
@@ -373,7 +373,7 @@ def projection(rows, forks, cores, target_n=200):
           f"fixed per run: {fixed_cpu:.1f} s")
     print(f"  controller-bound: ({fixed_cpu:.1f} + {marginal:.3f} x {target_n}) / {cores} = {controller_bound:.1f} s")
     print(f"  fan-out bound: ceil({target_n}/{forks}) = {waves} waves x {host_time:.2f} s per host "
-          f"(p50 at N={smallest['n']}) = {fan_out:.1f} s")
+          f"(one learner alone) = {fan_out:.1f} s")
     print(f"  start + report (measured at N={smallest['n']}): {fixed_wall:.1f} s")
     print(f"  projected wall time: {fixed_wall:.1f} + max({fan_out:.1f}, {controller_bound:.1f}) = {total:.1f} s")
     return {"marginal_cpu": marginal, "projected": total}
@@ -394,9 +394,7 @@ def baseline_ratio(ours, base, checks_ours):
 
 
 def check_faults(row):
-    grades = host_records(row)
-    records = {r["host"]: r for r in grades.get("hosts", grades.get("records", []))
-               if isinstance(r, dict) and "host" in r}
+    records = {r["host"]: {"state": r["state"], "error": r["error"]} for r in host_records(row)["hosts"]}
     print(f"\nFault run: wall {row['wall']:.1f} s (rc {row['rc']}); the unhealthy VMs:")
     for host in FAULT_HOSTS:
         record = records.get(host, {})
@@ -413,6 +411,9 @@ def main(argv=None):
     parser.add_argument("--faults", action="store_true",
                         help="also grade a class with a blackholed VM, a VM with a 10 s SSH delay and a stalled API")
     parser.add_argument("--forks", type=int, default=None, help="ANSIBLE_FORKS (default: ansible.cfg)")
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                        help="an environment setting for every ansible-playbook run (measure a variant, "
+                             "e.g. ANSIBLE_SSH_ARGS=...)")
     parser.add_argument("--json", help="also write the rows to this file")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (printed)")
     args = parser.parse_args(argv)
@@ -439,8 +440,13 @@ def main(argv=None):
         print(f"materialized {len(plan)} hosts in {time.monotonic() - started:.0f} s")
         ctx = {"work": work, "stack": stack, "sshd_port": sshd_port, "ssh": ssh, "meter": meter, "labs": labs,
                "class_dir": class_dir, "summaries": summaries,
-               "env": {"ANSIBLE_FORKS": str(forks)} if args.forks else {}}
+               "env": {**({"ANSIBLE_FORKS": str(forks)} if args.forks else {}),
+                       **dict(item.split("=", 1) for item in args.env)}}
         learners = [host for host, _ in plan if host.startswith("learner")]
+        # one learner alone: the time a host takes when it has its CPU to itself, as a real VM has
+        alone = grade("alone-1", learners[:1], ctx)
+        print(f"  one learner alone: {alone['host_p50']:.2f} s in its grading task, module "
+              f"{alone['module_cpu']:.2f} CPU-s", flush=True)
         for n in sizes:
             rows.append(grade(f"grade-{n}", learners[:n], ctx))
             print(f"  grade N={n}: {rows[-1]['wall']:.1f} s (rc {rows[-1]['rc']}, load {loadavg()})", flush=True)
@@ -450,11 +456,11 @@ def main(argv=None):
             rows.append(run_playbook(f"baseline-{n}", BASELINE_PLAYBOOK, learners[:n], {}, ctx))
             print(f"  baseline N={n}: {rows[-1]['wall']:.1f} s (rc {rows[-1]['rc']}, load {loadavg()})", flush=True)
         if args.faults:
-            hosts = learners[:1] + list(FAULT_HOSTS)
+            hosts = learners[:sizes[0]] + list(FAULT_HOSTS)
             rows.append(grade("faults", hosts, ctx, spec=FAULT_HOSTS, extra=["-e", "grade_allow_host_errors=true"]))
         print_table(rows, labs, checks)
         result = {"rows": rows, "labs": labs, "checks_per_host": checks, "load": loadavg()}
-        result["projection"] = projection(rows, forks, os.cpu_count())
+        result["projection"] = projection(rows, alone, forks, os.cpu_count())
         base = next((r for r in rows if r["name"].startswith("baseline")), None)
         if base:
             ours = next(r for r in rows if r["name"] == f"grade-{base['n']}")

@@ -6,8 +6,8 @@ The process makes itself a child subreaper (prctl PR_SET_CHILD_SUBREAPER), so pr
 detach from the command (ssh ControlPersist masters) are reparented here: when the command
 ends they are stopped (SIGTERM, by pid, only processes this run started) and reaped, and their
 CPU is counted too. OUT.json: wall seconds, exit code, user/system CPU seconds of every
-descendant, peak of the summed RSS of all live descendants (sampled every 0.1 s; shared pages
-are counted once per process, so it is an upper bound) and the largest single RSS.
+descendant, peak of the summed PSS of all live descendants (sampled every 0.1 s) and the largest
+single RSS.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import sys
 import time
 
 PR_SET_CHILD_SUBREAPER = 36
-PAGE = os.sysconf("SC_PAGE_SIZE")
 SAMPLE_SECONDS = 0.1
 REAP_SECONDS = 10
 
@@ -46,12 +45,15 @@ def descendants(root):
     return found
 
 
-def rss_bytes(pid):
+def memory(pid):
+    """(PSS, RSS) in bytes: PSS shares each shared page among the processes that map it, so the
+    sum over processes is the memory they really hold together."""
     try:
-        with open(f"/proc/{pid}/statm", "rb") as fh:
-            return int(fh.read().split()[1]) * PAGE
-    except (OSError, IndexError, ValueError):
-        return 0
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as fh:
+            fields = dict(line.split(b":", 1) for line in fh.read().splitlines()[1:] if b":" in line)
+        return int(fields[b"Pss"].split()[0]) * 1024, int(fields[b"Rss"].split()[0]) * 1024
+    except (OSError, KeyError, IndexError, ValueError):
+        return 0, 0
 
 
 def main():
@@ -63,9 +65,9 @@ def main():
     child = subprocess.Popen(command)
     peak_sum = peak_one = 0
     while child.poll() is None:
-        sizes = [rss_bytes(pid) for pid in descendants(me)]
-        peak_sum = max(peak_sum, sum(sizes))
-        peak_one = max([peak_one, *sizes])
+        sizes = [memory(pid) for pid in descendants(me)]
+        peak_sum = max(peak_sum, sum(pss for pss, _ in sizes))
+        peak_one = max([peak_one, *(rss for _, rss in sizes)])
         time.sleep(SAMPLE_SECONDS)
     wall = time.monotonic() - started
     leftovers = descendants(me)
@@ -83,7 +85,7 @@ def main():
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(out, "w", encoding="utf-8") as fh:
         json.dump({"wall": wall, "rc": child.returncode, "cpu_user": usage.ru_utime, "cpu_system": usage.ru_stime,
-                   "peak_rss_sum": peak_sum, "peak_rss_one": peak_one, "left_running": len(leftovers)}, fh)
+                   "peak_pss_sum": peak_sum, "peak_rss_one": peak_one, "left_running": len(leftovers)}, fh)
     return child.returncode
 
 
