@@ -149,6 +149,24 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "hook_commit_unknown": ("waves.json hook_job {found}: {sha7} is not a commit on bare main",
                             "waves.json の hook_job {found}: {sha7} は bare main のコミットではない",
                             "waves.json hook_job {found}: {sha7} 는 bare main 의 커밋이 아닙니다"),
+    "hook_commit_without_hook": ("waves.json hook_job {found}: commit {sha7} has no PreSync hook migrate- in "
+                                 "waves/migrate.yaml, so no sync of it ran that hook",
+                                 "waves.json の hook_job {found}: コミット {sha7} の waves/migrate.yaml に PreSync フック "
+                                 "migrate- がないので、その同期でこのフックは動いていない",
+                                 "waves.json hook_job {found}: 커밋 {sha7} 의 waves/migrate.yaml 에 PreSync 훅 migrate- 가 "
+                                 "없으므로 그 동기화에서 이 훅은 실행되지 않았습니다"),
+    "hook_before_commit": ("waves.json hook_job {found}: the sync started at {started}, before commit {sha7} "
+                           "existed ({committed})",
+                           "waves.json の hook_job {found}: 同期の開始 {started} がコミット {sha7} の作成 "
+                           "({committed})より前",
+                           "waves.json hook_job {found}: 동기화 시작 {started} 이 커밋 {sha7} 생성 ({committed}) "
+                           "보다 이릅니다"),
+    "hook_not_synced": ("waves.json hook_job {found}: Application src-waves has no sync of {sha7} started at "
+                        "{started} (status.history, operationState) and no such Job exists",
+                        "waves.json の hook_job {found}: Application src-waves に {started} に始まった {sha7} の"
+                        "同期の記録(status.history、operationState)も、その名前の Job もない",
+                        "waves.json hook_job {found}: Application src-waves 에 {started} 에 시작된 {sha7} 동기화 "
+                        "기록 (status.history, operationState) 도, 그런 Job 도 없습니다"),
     "hook_name_time": ("waves.json hook_job {found} started at {started}, but hook_created is {created}",
                        "waves.json の hook_job {found} の開始時刻は {started} だが hook_created は {created}",
                        "waves.json hook_job {found} 의 시작 시각은 {started} 이지만 hook_created 는 {created}"),
@@ -1052,6 +1070,64 @@ def waves_live_app(state):
 HOOK_JOB_NAME = re.compile(r"^migrate-([0-9a-f]{7})-presync-([0-9]{9,11})$")
 
 
+CLOCK_SKEW = 300  # seconds forgiven between the learner's git clock and the controller's
+REVISION_HISTORY_LIMIT = 10  # common.RevisionHistoryLimit: status.history keeps the last 10 syncs
+
+
+def has_presync_hook(text):
+    return any(doc.get("kind") == "Job" and dig(doc, "metadata", "generateName") == "migrate-"
+               and "PreSync" in annotation_csv(doc, HOOK) for doc in yaml_documents(text))
+
+
+def operations_started(app):
+    """{(revision, start unix time)} of the syncs Argo CD recorded for an Application: its
+    status.history (deployStartedAt = the operation's startedAt, controller/sync.go
+    persistRevisionHistory) and its current operationState."""
+    entries = dig(app, "status", "history", default=[])
+    entries = entries if isinstance(entries, list) else []
+    started = set()
+    for entry in entries:
+        when = parse_time(dig(entry, "deployStartedAt"))
+        if when is not None:
+            started.add((dig(entry, "revision"), int(when.timestamp())))
+    operation = dig(app, "status", "operationState")
+    when = parse_time(dig(operation, "startedAt"))
+    if when is not None:
+        for revision in (dig(operation, "operation", "sync", "revision"), dig(operation, "syncResult", "revision")):
+            started.add((revision, int(when.timestamp())))
+    return started, len(entries)
+
+
+def hook_name_problem(state, name, sha7, started):
+    """Why Argo CD cannot have named a hook Job `name`, or None. gitops-engine sync_context.go
+    names it generateName + "<revision[0:7]>-presync-<operation startedAt unix>": the revision is
+    a commit on main that contains the hook, the operation started after that commit existed, and
+    Argo CD recorded that operation (status.history / operationState) unless the Job itself is
+    still in the cluster or the history is full."""
+    expected = "migrate-<7 hex of the synced commit>-presync-<unix start time>"
+    commits = [sha for sha in state.repo.order if sha.startswith(sha7)]
+    if not commits:
+        return failed("hook_commit_unknown", expected=expected, found=name, sha7=sha7)
+    with_hook = [sha for sha in commits if has_presync_hook(state.repo.history.get(sha, {}).get("waves/migrate.yaml"))]
+    if not with_hook:
+        return failed("hook_commit_without_hook", expected=expected, found=name, sha7=sha7)
+    committed = min(state.repo.commits[sha]["time"] for sha in with_hook)
+    if started < committed - CLOCK_SKEW:
+        return failed("hook_before_commit", expected=f">= {committed}", found=name, sha7=sha7, started=started,
+                      committed=committed)
+    if state.cluster.find("waves_jobs", name) is not None:
+        return None
+    app = state.app(WAVES_APP)
+    if app is None:
+        return None  # step 5's live-app check says the Application is missing
+    recorded, history_size = operations_started(app)
+    limit = dig(app, "spec", "revisionHistoryLimit")
+    limit = limit if isinstance(limit, int) and not isinstance(limit, bool) else REVISION_HISTORY_LIMIT
+    if any((sha, started) in recorded for sha in with_hook) or history_size >= limit:
+        return None
+    return failed("hook_not_synced", expected=expected, found=name, sha7=sha7, started=started)
+
+
 @lab.check(5, "waves-hook-job", hint="sync_hooks")
 def waves_hook_job(state):
     name, problem = evidence_field(state, "waves.json", "hook_job", "string")
@@ -1061,16 +1137,18 @@ def waves_hook_job(state):
     expected = "migrate-<7 hex of the synced commit>-presync-<unix start time>"
     if not match:
         return failed("hook_name_format", expected=expected, found=name)
-    if state.repo.ok and match.group(1) not in state.repo.short_shas():
-        return failed("hook_commit_unknown", expected=expected, found=name, sha7=match.group(1))
+    sha7, started = match.group(1), int(match.group(2))
+    problem = repo_blocked(state) or hook_name_problem(state, name, sha7, started)
+    if problem:
+        return problem
     recorded_created = state.files["waves.json"].data.get("hook_created")
     created = parse_time(recorded_created)
     if created is not None:
-        delay = created.timestamp() - int(match.group(2))
+        delay = created.timestamp() - started
         # The Job is created right after the operation starts (startedAt is in its name).
         if not 0 <= delay <= 3600:
             return failed("hook_name_time", expected=int(created.timestamp()), found=name,
-                          started=int(match.group(2)), created=recorded_created)
+                          started=started, created=recorded_created)
     return passed("value_ok", expected=expected, found=name, what="waves.json hook_job")
 
 
