@@ -430,6 +430,7 @@ def chart_prod_values(state):
 
 TEMPLATE_ACTION = re.compile(r"\{\{(-?)(.*?)(-?)\}\}", re.S)
 VALUES_REF = re.compile(r"\.Values\.([A-Za-z0-9_.]+)")
+STRING_LITERAL = re.compile(r'"[^"\\]*"')  # a constant action such as {{ "" }} prints its text
 VALUE_TOKEN = "HELMVALUES."  # stands for the value a .Values reference renders
 BLOCK_ACTIONS = ("if", "else", "end", "range", "with", "define", "block", "template", "include")
 
@@ -457,6 +458,8 @@ def render_action(action):
     words = action.replace("|", " ").split()
     if not words or action.startswith("/*") or words[0] in BLOCK_ACTIONS:
         return ""
+    if STRING_LITERAL.fullmatch(action):
+        return action[1:-1]
     reference = VALUES_REF.search(action)
     if reference:
         token = VALUE_TOKEN + reference.group(1)
@@ -846,7 +849,8 @@ def sets_override(value, key=None):
     if not isinstance(value, str):
         return False
     if "\n" in value:  # an inline patch (patches[].patch, patchesStrategicMerge entries)
-        return any(sets_override(doc) for doc in yaml_documents(value))
+        documents, _ = parse_yaml_text(value)
+        return any(sets_override(doc) for doc in documents or [])
     return split_image(value.strip())[1].startswith(OVERRIDE_TAG)
 
 
