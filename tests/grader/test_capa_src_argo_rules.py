@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from ansible.module_utils.labgrader.labs import capa_src
 
+from tests.grader.conftest import collect_host, judge
 from tests.grader.test_capa_src import both_apps, edit_json, live_app, not_passing
 
 HELM_CHECKS = {"capa-src.1.app-file-value-files", "capa-src.1.live-app",
@@ -347,3 +348,21 @@ def test_own_step_object_missing_is_not_blocked_by_itself(state):
         "ConfigMap src-waves/settings does not exist in the cluster")
     assert failing["capa-src.6.live-mode-green"]["message"] == (
         "blocked by step 5: ConfigMap src-waves/settings does not exist in the cluster")
+
+
+# ---------------------------------------------------------------- whole worlds, through collection
+
+
+def test_argo_equivalents_world_passes_every_check(fake_api):
+    """Written forms Argo CD reads the same as the golden ones; the pre-fix grader failed 8 checks."""
+    results = judge(collect_host(fake_api.world("capa-src/argo-equivalents.yaml")))
+    assert {k: c["message"] for k, c in results.items() if c["status"] != "PASS"} == {}
+    assert len(results) == 56
+
+
+def test_mid_sync_world_is_pending_and_never_advises_aborting_the_sync(fake_api):
+    results = judge(collect_host(fake_api.world("capa-src/mid-sync.yaml")))
+    not_passing_now = {k: c for k, c in results.items() if c["status"] != "PASS"}
+    assert {k: c["status"] for k, c in not_passing_now.items()} == {
+        "capa-src.6.live-operation": "PENDING", "capa-src.6.live-mode-green": "PENDING"}
+    assert all("terminate-op" not in c["hint"] for c in not_passing_now.values())
