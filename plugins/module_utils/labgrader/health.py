@@ -6,7 +6,7 @@ one GET; the first failure that makes the rest meaningless (no kubeconfig, API d
 
 from __future__ import annotations
 
-import importlib
+import importlib.util
 
 from ansible.module_utils.labgrader.facts import dig
 from ansible.module_utils.labgrader.kubestate import ClusterError, KubeReader
@@ -15,13 +15,9 @@ PYTHON_DEPENDENCIES = ("kubernetes", "git", "yaml")
 
 
 def probe_python():
-    missing = []
-    for name in PYTHON_DEPENDENCIES:
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            missing.append(name)
-    return missing
+    """The grader's Python dependencies that are not installed. Looked up, not imported: the
+    kubernetes package is imported only for a kubeconfig that needs its loader (kubestate)."""
+    return [name for name in PYTHON_DEPENDENCIES if importlib.util.find_spec(name) is None]
 
 
 def _ready(obj, field):

@@ -8,14 +8,18 @@ The kubeconfig is the grader's own environment (provisioned with a token), so a 
 it is an ERROR; it is still read defensively (docs/hostile-input.md): bounded, exec and
 auth-provider plugins refused (they would run a command), files it names checked with the
 bounded reader first (a FIFO as tokenFile must not hang), and every token registered with
-limits.scrub so that no message carries it. The kubernetes package's loader interprets the
-kubeconfig; the requests themselves go through http.client so that one deadline covers the
-whole collection: a watchdog shuts the socket down when it passes, however slowly a server
-trickles its answer, and no answer is read past MAX_ANSWER_BYTES.
+limits.scrub so that no message carries it. The common grader kubeconfig (a server, its CA or
+insecure-skip-tls-verify, a bearer token) is read directly; any other shape goes to the
+kubernetes package's loader, imported only then (the import costs about 0.2 CPU-s on every VM
+graded, docs/performance.md). The requests themselves go through http.client so that one
+deadline covers the whole collection: a watchdog shuts the socket down when it passes, however
+slowly a server trickles its answer, and no answer is read past MAX_ANSWER_BYTES.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import http.client
 import json
@@ -25,11 +29,6 @@ import ssl
 import threading
 import time
 from urllib.parse import urlencode, urlsplit
-
-try:
-    import kubernetes
-except ImportError:  # reported by the health gate
-    kubernetes = None
 
 from ansible.module_utils.labgrader.limits import Refused, load_yaml, read_regular, register_secret, scrub
 
@@ -118,6 +117,71 @@ def load_kubeconfig(path):
 REVIEW_APIS = ("/apis/authorization.k8s.io/v1/", "/apis/authentication.k8s.io/v1/")
 
 
+class ClientSettings:
+    """What a request needs from a kubeconfig: the same fields as kubernetes.client.Configuration."""
+
+    def __init__(self, host, ca_file=None, ca_data=None, verify_ssl=True, cert_file=None, key_file=None,
+                 headers=None):
+        self.host, self.ca_file, self.ca_data, self.verify_ssl = host, ca_file, ca_data, verify_ssl
+        self.cert_file, self.key_file, self.headers = cert_file, key_file, headers or {}
+
+
+TOKEN_CLUSTER_KEYS = {"server", "certificate-authority", "certificate-authority-data", "insecure-skip-tls-verify"}
+
+
+def _named(entries, name, key):
+    """The `key` mapping of the one entry called `name`, or None (absent, duplicated, malformed)."""
+    found = [e.get(key) for e in entries or [] if isinstance(e, dict) and e.get("name") == name]
+    return found[0] if len(found) == 1 and isinstance(found[0], dict) else None
+
+
+def token_settings(config):
+    """ClientSettings of a token kubeconfig, read as kubernetes.config.kube_config.KubeConfigLoader
+    reads it (_load_user_token, _load_cluster_info: server without trailing "/", the CA only for
+    https, verify_ssl = not insecure-skip-tls-verify, "Bearer <token>"); None for every other
+    shape, which the loader itself interprets."""
+    context = _named(config.get("contexts"), config.get("current-context"), "context")
+    if not context or not isinstance(context.get("cluster"), str) or not isinstance(context.get("user"), str):
+        return None
+    cluster = _named(config.get("clusters"), context["cluster"], "cluster")
+    user = _named(config.get("users"), context["user"], "user")
+    if cluster is None or user is None or set(cluster) - TOKEN_CLUSTER_KEYS or set(user) != {"token"}:
+        return None
+    server, token = cluster.get("server"), user["token"]
+    insecure = cluster.get("insecure-skip-tls-verify", False)
+    if not isinstance(server, str) or not server.startswith(("http://", "https://")) \
+            or not isinstance(token, str) or not token or not isinstance(insecure, bool):
+        return None
+    settings = ClientSettings(server.rstrip("/"), verify_ssl=not insecure,
+                              headers={"authorization": f"Bearer {token}"})
+    if settings.host.startswith("https"):
+        settings.ca_file = cluster.get("certificate-authority")
+        if "certificate-authority-data" in cluster:
+            try:
+                settings.ca_data = base64.b64decode(str(cluster["certificate-authority-data"]),
+                                                    validate=True).decode("ascii")
+            except (binascii.Error, UnicodeDecodeError):
+                return None
+    return settings
+
+
+def loader_settings(config, kubeconfig):
+    """ClientSettings from the kubernetes package's loader, for every kubeconfig shape."""
+    try:
+        import kubernetes  # only for the kubeconfigs that token_settings does not read
+    except ImportError:
+        raise ClusterError("kubeconfig", "the kubernetes Python package is not installed") from None
+    try:
+        configuration = kubernetes.client.Configuration()
+        kubernetes.config.load_kube_config_from_dict(config, client_configuration=configuration)
+    except Exception as exc:  # any loader error means: cannot talk to this cluster  # noqa: BLE001
+        raise ClusterError("kubeconfig", f"{kubeconfig}: {' '.join(str(exc).split())[:200]}") from None
+    headers = {setting["key"]: setting["value"] for setting in configuration.auth_settings().values()
+               if setting.get("in") == "header" and setting.get("value")}
+    return ClientSettings(configuration.host, configuration.ssl_ca_cert, None, configuration.verify_ssl,
+                          configuration.cert_file, configuration.key_file, headers)
+
+
 class KubeReader:
     """A GET-only client with bounded timeouts and one deadline that counts its requests.
 
@@ -126,29 +190,21 @@ class KubeReader:
     """
 
     def __init__(self, kubeconfig, timeout=DEFAULT_TIMEOUT, deadline=None):
-        if kubernetes is None:
-            raise ClusterError("kubeconfig", "the kubernetes Python package is not installed")
         config = load_kubeconfig(kubeconfig)
-        try:
-            configuration = kubernetes.client.Configuration()
-            kubernetes.config.load_kube_config_from_dict(config, client_configuration=configuration)
-        except Exception as exc:  # any loader error means: cannot talk to this cluster  # noqa: BLE001
-            raise ClusterError("kubeconfig", f"{kubeconfig}: {' '.join(str(exc).split())[:200]}") from None
-        self.host = configuration.host
-        url = urlsplit(configuration.host)
+        settings = token_settings(config) or loader_settings(config, kubeconfig)
+        self.host = settings.host
+        url = urlsplit(settings.host)
         self._scheme, self._netloc, self._prefix = url.scheme, url.netloc, url.path.rstrip("/")
         self._context = None
         if url.scheme == "https":
-            self._context = ssl.create_default_context(cafile=configuration.ssl_ca_cert)
-            if not configuration.verify_ssl:
+            self._context = ssl.create_default_context(cafile=settings.ca_file, cadata=settings.ca_data)
+            if not settings.verify_ssl:
                 self._context.check_hostname = False
                 self._context.verify_mode = ssl.CERT_NONE
-            if configuration.cert_file:
-                self._context.load_cert_chain(configuration.cert_file, configuration.key_file)
-        self._headers = {"Accept": "application/json", "User-Agent": "labgrader"}
-        for setting in configuration.auth_settings().values():
-            if setting.get("in") == "header" and setting.get("value"):
-                self._headers[setting["key"]] = setting["value"]  # scrub() redacts any Bearer/Basic value
+            if settings.cert_file:
+                self._context.load_cert_chain(settings.cert_file, settings.key_file)
+        # scrub() redacts any Bearer/Basic value
+        self._headers = {"Accept": "application/json", "User-Agent": "labgrader", **settings.headers}
         self.timeout = timeout
         self.budget = DEADLINE_TIMEOUTS * timeout
         self.deadline = deadline if deadline is not None else time.monotonic() + self.budget
