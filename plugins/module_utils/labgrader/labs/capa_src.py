@@ -199,11 +199,11 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                              "failed-hook.json の phase Running: 処理はすでに失敗していた({proof})",
                              "failed-hook.json phase Running: 작업은 이미 실패했습니다 ({proof})"),
     "phase_running_unproven": ("failed-hook.json phase Running, but nothing in the cluster shows that the "
-                               "operation of {sha} failed (no failed Job migrate-{sha}-presync-*, no retry)",
+                               "operation of {sha} failed (no failed Job migrate-{sha}-presync-*, no retry, no later sync)",
                                "failed-hook.json の phase は Running だが、{sha} の処理が失敗したことを示すものが"
-                               "クラスターにない(失敗した Job migrate-{sha}-presync-* もリトライもない)",
+                               "クラスターにない(失敗した Job migrate-{sha}-presync-* も、リトライも、その後の同期もない)",
                                "failed-hook.json phase 는 Running 이지만 {sha} 의 작업이 실패했다는 흔적이 "
-                               "클러스터에 없습니다 (실패한 Job migrate-{sha}-presync-* 도 재시도도 없음)"),
+                               "클러스터에 없습니다 (실패한 Job migrate-{sha}-presync-* 도, 재시도도, 이후 동기화도 없음)"),
     "operation_in_flight": ("{what} is about to change: Application {name} runs an operation on {sha} ({phase}); "
                             "graded as seen",
                             "{what} はこれから変わる: Application {name} が {sha} の処理を実行中({phase})。"
@@ -302,12 +302,15 @@ HINTS = {
                            "その後 migrate のコマンドだけを戻す別のコミットが必要。",
                            "6단계는 mode: green 과 migrate 의 exit 1 을 한 커밋에 담고, 이후 migrate 명령만 "
                            "되돌리는 커밋이 필요합니다."),
-    "hook_failed_phase": ("When a PreSync hook fails, the Sync phase never starts: status.operationState.phase "
-                          "ends Failed and ConfigMap settings keeps its old mode.",
-                          "PreSync フックが失敗すると Sync 段階は始まらない。status.operationState.phase は Failed で終わり、"
-                          "ConfigMap settings の mode は古いまま。",
-                          "PreSync 훅이 실패하면 Sync 단계는 시작되지 않습니다. status.operationState.phase 는 Failed 로 "
-                          "끝나고 ConfigMap settings 의 mode 는 그대로입니다."),
+    "hook_failed_phase": ("When a PreSync hook fails, the Sync phase never starts: ConfigMap settings keeps its old "
+                          "mode; status.operationState.phase reads Running while automated retries run and Failed "
+                          "after them or after terminate-op. Either is right once the hook Job has failed.",
+                          "PreSync フックが失敗すると Sync 段階は始まらず、ConfigMap settings の mode は古いまま。"
+                          "status.operationState.phase は自動リトライ中は Running、リトライ後や terminate-op 後は "
+                          "Failed。フックの Job が失敗した後ならどちらでもよい。",
+                          "PreSync 훅이 실패하면 Sync 단계는 시작되지 않고 ConfigMap settings 의 mode 는 그대로입니다. "
+                          "status.operationState.phase 는 자동 재시도 중에는 Running, 재시도 후나 terminate-op 후에는 "
+                          "Failed 입니다. 훅 Job 이 실패한 뒤라면 둘 다 맞습니다."),
     "retry_blocks_new_commits": ("An automated sync retries the failed revision (5 times by default) and a new "
                                  "commit waits; check status.operationState.operation.sync.revision and end it "
                                  "with `argocd app terminate-op src-waves --core`.",
@@ -1307,25 +1310,35 @@ def failed_phase(state):
 
 
 def failure_proof(state, sha):
-    """What in the cluster shows that the operation of commit `sha` failed, or None: its PreSync
-    hook Job (named migrate-<sha7>-presync-<start>, gitops-engine sync_context.go) has condition
-    Failed=True (Kubernetes batch/v1 JobCondition), or src-waves' operationState for that
-    revision retried or ended Failed/Error (controller/appcontroller.go retries, terminate-op
-    ends it Failed "Operation terminated")."""
+    """What shows that the operation of commit `sha` failed, or None. From the cluster: its
+    PreSync hook Job (migrate-<sha7>-presync-<start>, gitops-engine sync_context.go) has condition
+    Failed=True (batch/v1 JobCondition), or src-waves' operationState for that revision retried or
+    ended Failed/Error (terminate-op ends it Failed "Operation terminated"). The failed Job need
+    not remain: retries delete it every other attempt (docs/argocd-observations.md test 5), so
+    once a later commit was synced the operation of `sha` must have ended, and it can only have
+    failed when the commit's hook exits 1 (checked in git)."""
     for job in state.cluster.items("waves_jobs"):
         name = dig(job, "metadata", "name")
         if isinstance(name, str) and name.startswith(f"migrate-{sha[:7]}-presync-") \
                 and dig(condition(job, "Failed"), "status") == "True":
             return f"Job {name} Failed"
     app = state.app(WAVES_APP)
-    operation = dig(app, "status", "operationState", default={})
-    if not isinstance(operation, dict) or dig(operation, "operation", "sync", "revision") != sha:
+    if app is None:
         return None
-    retries = operation.get("retryCount")
-    if operation.get("phase") in ("Failed", "Error"):
-        return f"operation of {sha[:7]} {operation['phase']}"
-    if isinstance(retries, int) and not isinstance(retries, bool) and retries > 0:
-        return f"operation of {sha[:7]} retried {retries} times"
+    operation = dig(app, "status", "operationState", default={})
+    if isinstance(operation, dict) and dig(operation, "operation", "sync", "revision") == sha:
+        retries = operation.get("retryCount")
+        if operation.get("phase") in ("Failed", "Error"):
+            return f"operation of {sha[:7]} {operation['phase']}"
+        if isinstance(retries, int) and not isinstance(retries, bool) and retries > 0:
+            return f"operation of {sha[:7]} retried {retries} times"
+    if "exit 1" not in (migrate_command(state.repo.history[sha].get("waves/migrate.yaml")) or ""):
+        return None
+    recorded, _ = operations_started(app)
+    later = sorted({rev for rev, _ in recorded if rev in state.repo.commits and rev != sha
+                    and state.repo.is_ancestor(sha, rev)}, key=lambda rev: state.repo.commits[rev]["time"])
+    if later:
+        return f"its hook exits 1 and src-waves later synced {later[0][:7]}"
     return None
 
 
