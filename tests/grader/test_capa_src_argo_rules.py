@@ -384,3 +384,14 @@ def test_mid_sync_world_is_pending_and_never_advises_aborting_the_sync(fake_api)
     assert {k: c["status"] for k, c in not_passing_now.items()} == {
         "capa-src.6.live-operation": "PENDING", "capa-src.6.live-mode-green": "PENDING"}
     assert all("terminate-op" not in c["hint"] for c in not_passing_now.values())
+
+
+def test_tracking_method_argo_cd_does_not_know_means_annotation(state):
+    """A misspelt method is not "no tracking": Argo CD falls back to the annotation."""
+    state.cluster.get("argocd_cm").setdefault("data", {})["application.resourceTrackingMethod"] = "Label"
+    assert "capa-src.3.tracking-method" not in not_passing(state)
+    edit_json(state, "tracking.json", tracking_annotation=None)
+    failing = not_passing(state)
+    assert failing["capa-src.3.tracking-method"]["message"] == (
+        'the tracking method in force is Label; it writes {"tracking_annotation": '
+        '"src-helm:/ConfigMap:src-helm/src-helm-greeting"}, you recorded {"tracking_annotation": null}')

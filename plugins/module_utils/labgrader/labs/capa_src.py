@@ -747,10 +747,13 @@ def tracking_method(state):
     if not isinstance(argocd_cm, dict):
         return errored("argocd_cm_missing", namespace=state.site.argocd_namespace)
     method = dig(argocd_cm, "data", TRACKING_METHOD_KEY) or DEFAULT_TRACKING_METHOD
+    # util/argo/resource_tracking.go SetAppInstance switches on the exact string (util/settings
+    # GetTrackingMethod passes argocd-cm's value as is): "label" writes only the label,
+    # "annotation+label" both, anything else (also "Label" or " label") only the annotation.
     expected = {}
-    if "annotation" in method:
+    if method != "label":
         expected["tracking_annotation"] = tracking_id(HELM_APP, "", "ConfigMap", HELM_APP, f"{HELM_APP}-greeting")
-    if "label" in method:
+    if method in ("label", "annotation+label"):
         expected["instance_label"] = HELM_APP
     found = {key: data.get(key) for key in expected}
     if found != expected:
