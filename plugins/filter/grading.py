@@ -1,4 +1,5 @@
-"""grade_record: one host's registered lab_grade result -> the host record of the class report.
+"""grade_record: one host's registered lab_grade result -> the host record of the class report;
+grade_settings: the run's hosts' enrolled labs and languages, checked by lab_settings.
 
 Built in Python rather than in nested Jinja: an unreachable host, a module that failed (bad
 options, a missing grader runtime, a timeout) and an unhealthy VM each become one ERROR record
@@ -21,6 +22,16 @@ def grade_record(result, host, lang="en"):
     return record
 
 
+def grade_settings(hostvars, hosts, default_labs=("capa-src",)):
+    """{host: {"labs": lab_enrolled, "lang": lab_lang}} of the run's hosts, for lab_settings."""
+    settings = {}
+    for host in hosts:
+        variables = hostvars[host]
+        settings[host] = {"labs": variables.get("lab_enrolled", list(default_labs)),
+                          "lang": variables.get("lab_lang", "en")}
+    return settings
+
+
 class FilterModule:
     def filters(self):
-        return {"grade_record": grade_record}
+        return {"grade_record": grade_record, "grade_settings": grade_settings}

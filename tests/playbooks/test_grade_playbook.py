@@ -76,9 +76,40 @@ def test_strict_mode_passes_a_perfect_learner(demo_class, tmp_path):
     assert result.returncode == 0, result.stdout[-3000:]
 
 
-def test_unknown_enrolled_lab_is_a_grader_error(demo_class, tmp_path):
-    result, grades = run_grade(demo_class, tmp_path, "-l", "learner01", "-e", "lab_enrolled=capa-src,nope")
+def requests_sent(demo_class):
+    return sum(len(log.read_text().splitlines()) for log in demo_class.glob("*/requests.log") if log.exists())
+
+
+def test_bad_settings_fail_once_before_any_vm_is_touched(demo_class, tmp_path):
+    before = requests_sent(demo_class)
+    result, grades = run_grade(demo_class, tmp_path, "-e", "lab_enrolled=capa-sr,cgoa-ci", "-e", "lab_lang=jp",
+                               "-e", "grade_report_lang=fr")
     assert result.returncode == 2
-    host = grades["hosts"][0]
-    assert (host["state"], host["error"]["kind"], host["error"]["message"]) == (
-        "error", "grader", "labs: unknown lab nope; known labs: capa-src, cgoa-ci")
+    assert grades is None
+    assert requests_sent(demo_class) == before
+    assert ("Grading settings: grade_report_lang 'fr' is not one of en, ja, ko | lab_enrolled: unknown lab capa-sr "
+            "(did you mean capa-src?); known labs: capa-src, cgoa-ci (hosts: learner01, learner02, learner03, "
+            "learner04, learner05 and 3 more) | lab_lang 'jp' is not one of en, ja, ko (did you mean ja?) (hosts: "
+            "learner01, learner02, learner03, learner04, learner05 and 3 more)") in result.stdout
+    assert "TASK [Grade the enrolled labs]" not in result.stdout
+
+
+def test_a_class_without_learners_fails_with_the_reason(tmp_path):
+    inventory = tmp_path / "hosts.yml"
+    inventory.write_text("all:\n  hosts:\n    somehost: {}\n")
+    result = subprocess.run(["ansible-playbook", "-i", str(inventory), "grade.yml"], cwd=REPO_ROOT,
+                            env={**os.environ, "ANSIBLE_NOCOLOR": "1",
+                                 "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"},
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2
+    assert "no hosts to grade: the inventory has no host in group 'learners' (or -l matched none)" in result.stdout
+
+
+def test_reports_default_to_the_project_root(demo_class):
+    env = {**os.environ, "LAB_DEMO_ROOT": str(demo_class), "ANSIBLE_NOCOLOR": "1",
+           "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"}
+    result = subprocess.run(["ansible-playbook", "-i", "inventory/demo", "grade.yml", "-l", "learner02"],
+                            cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert f"report: {REPO_ROOT}/reports/" in result.stdout
+    assert not (REPO_ROOT / "playbooks" / "reports").exists()

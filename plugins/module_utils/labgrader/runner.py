@@ -3,7 +3,6 @@ lab, return one compact host record. Never writes."""
 
 from __future__ import annotations
 
-import difflib
 import time
 
 from ansible.module_utils.labgrader.collect import Site, collector
@@ -11,6 +10,7 @@ from ansible.module_utils.labgrader.grading import grade
 from ansible.module_utils.labgrader.health import check_health
 from ansible.module_utils.labgrader.i18n import LANGUAGES
 from ansible.module_utils.labgrader.labs import LABS
+from ansible.module_utils.labgrader.settings import unknown_lab_message
 
 SITE_OPTIONS = {
     "kubeconfig": {"type": "path", "default": "/etc/rancher/k3s/k3s.yaml"},
@@ -50,15 +50,6 @@ def option_problem(params):
     if unknown:
         return f"labs: {unknown_lab_message(unknown)}"
     return None
-
-
-def unknown_lab_message(unknown):
-    """'unknown lab capa-sr (did you mean capa-src?); known labs: capa-src, cgoa-ci'."""
-    parts = []
-    for lab_id in unknown:
-        close = difflib.get_close_matches(str(lab_id), LABS, n=1)
-        parts.append(f"unknown lab {lab_id}" + (f" (did you mean {close[0]}?)" if close else ""))
-    return "; ".join(parts) + f"; known labs: {', '.join(sorted(LABS))}"
 
 
 def grade_host(params):
