@@ -37,7 +37,14 @@ from ansible.module_utils.labgrader.checks.git import (
     yaml_documents,
 )
 from ansible.module_utils.labgrader.checks.kubeconfig import current_context, jwt_claims
-from ansible.module_utils.labgrader.checks.probes import ProbeRun, ProbeUnavailable, probe_env, push_probe, run_script
+from ansible.module_utils.labgrader.checks.probes import (
+    SCRIPT_TIMEOUT,
+    ProbeRun,
+    ProbeUnavailable,
+    probe_env,
+    push_probe,
+    run_script,
+)
 from ansible.module_utils.labgrader.collect import Reads, Repo, load_kubeconfig_data
 from ansible.module_utils.labgrader.facts import containers, dig, is_integer, typed_field
 from ansible.module_utils.labgrader.grading import Lab
@@ -56,7 +63,7 @@ TOKEN_LIFETIME, TOKEN_SKEW = 8 * 3600, 120
 PROBE_PREFIX = "lab-probe-"
 
 STEP_TITLES = {
-    1: {"en": "Baseline deployed from git", "ja": "Git からデプロイされる基準線", "ko": "Git에서 배포되는 기준선"},
+    1: {"en": "Baseline deployed from git", "ja": "Git からデプロイするベースライン", "ko": "Git에서 배포하는 기준 상태"},
     2: {"en": "Git accepted what Argo CD could not apply", "ja": "Git は受け入れたが Argo CD は適用できなかった",
         "ko": "Git은 받았지만 Argo CD는 적용하지 못했다"},
     3: {"en": "A CI identity that cannot write prod", "ja": "本番に書けない CI のアイデンティティ",
@@ -168,7 +175,7 @@ def run_probes(context):
                 for name, text in files.items():
                     with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
                         handle.write(text)
-                runs[case] = run_script([script.path, folder], tmp, env).as_dict()
+                runs[case] = run_script([script.path, folder], tmp, env, probe_timeout(context)).as_dict()
             results["validate"] = runs
         else:
             results["validate"] = {"not_run": "validate.sh is missing or not executable"}
@@ -179,12 +186,17 @@ def run_probes(context):
         runs = {}
         try:
             for case, branch, files, delete in hook_cases(prefix):
-                runs[case] = push_probe(context.bare_path, branch, files, delete,
-                                        {"KUBECONFIG": env["KUBECONFIG"]}).as_dict()
+                runs[case] = push_probe(context.bare_path, branch, files, delete, {"KUBECONFIG": env["KUBECONFIG"]},
+                                        probe_timeout(context)).as_dict()
         except ProbeUnavailable as exc:
             runs = {"not_run": str(exc)}
         results["hook"] = runs
     return results
+
+
+def probe_timeout(context):
+    """Each run gets SCRIPT_TIMEOUT seconds, less when the module's deadline is nearer."""
+    return max(0.5, min(SCRIPT_TIMEOUT, context.remaining()))
 
 
 def admin_cluster(path):
@@ -201,245 +213,272 @@ def admin_cluster(path):
 MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "first_web_commit_ok": ("the first commit adding deploy/web.yaml ({sha}) has the baseline Deployment",
                             "deploy/web.yaml を追加した最初のコミット({sha})の Deployment は基準どおりです",
-                            "deploy/web.yaml 을 추가한 첫 커밋({sha})의 Deployment 가 기준과 같습니다"),
+                            "deploy/web.yaml을 추가한 첫 커밋({sha})의 Deployment가 기준과 같습니다"),
     "first_web_commit_wrong": ("the first commit adding deploy/web.yaml ({sha}) differs: expected {expected}, "
                                "found {found}",
-                               "deploy/web.yaml を追加した最初のコミット({sha})が違います。期待値 {expected}、実際は {found}",
-                               "deploy/web.yaml 을 추가한 첫 커밋({sha})이 다릅니다. 기대값 {expected}, 실제값 {found}"),
+                               "deploy/web.yaml を追加した最初のコミット({sha})が基準と違います。期待値は "
+                               "{expected}、実際は {found} です",
+                               "deploy/web.yaml을 추가한 첫 커밋이 기준과 다릅니다({sha}). 기대값은 {expected}, "
+                               "실제 값은 {found}입니다"),
     "first_web_commit_missing": ("no commit on bare main adds deploy/web.yaml",
-                                 "bare の main に deploy/web.yaml を追加したコミットがありません",
-                                 "bare main 에 deploy/web.yaml 을 추가한 커밋이 없습니다"),
+                                 "ベアリポジトリの main に deploy/web.yaml を追加したコミットがありません",
+                                 "베어 저장소의 main에 deploy/web.yaml을 추가한 커밋이 없습니다"),
     "broken_commit_ok": ("commit {sha} is on bare main and sets replicas to the string \"two\"",
-                         "コミット {sha} は bare の main にあり、replicas を文字列 \"two\" にしています",
-                         "커밋 {sha} 는 bare main 에 있고 replicas 를 문자열 \"two\" 로 바꿉니다"),
-    "broken_commit_not_string": ("commit {sha}: deploy/web.yaml spec.replicas is {found}, expected the string \"two\"",
-                                 "コミット {sha}: deploy/web.yaml の spec.replicas は {found} です。文字列 \"two\" が必要です",
-                                 "커밋 {sha}: deploy/web.yaml 의 spec.replicas 가 {found} 입니다. 문자열 \"two\" 여야 합니다"),
+                         "コミット {sha} はベアリポジトリの main にあり、replicas を文字列 \"two\" にしています",
+                         "{sha} 커밋은 베어 저장소의 main에 있고 replicas를 문자열 \"two\"로 바꿉니다"),
+    "broken_commit_not_string": ("commit {sha}: deploy/web.yaml spec.replicas is {found}, expected the string "
+                                 "\"two\"",
+                                 "コミット {sha}: deploy/web.yaml の spec.replicas は {found} です。文字列 \"two\" "
+                                 "である必要があります",
+                                 "{sha} 커밋: deploy/web.yaml의 spec.replicas 값이 {found}입니다. 문자열 "
+                                 "\"two\"여야 합니다"),
     "operation_message_ok": ("the recorded message is Argo CD's apply failure: {found}",
-                             "記録したメッセージは Argo CD の適用失敗のものです: {found}",
-                             "기록한 메시지는 Argo CD 의 적용 실패 메시지입니다: {found}"),
+                             "記録したメッセージは Argo CD の適用失敗のメッセージです: {found}",
+                             "기록한 메시지는 Argo CD의 적용 실패 메시지입니다: {found}"),
     "operation_message_wrong": ("broken.json operation_message {found} is not the message of a failed apply of "
                                 "replicas (status.operationState.message)",
-                                "broken.json の operation_message {found} は replicas の適用失敗のメッセージ"
-                                "(status.operationState.message)ではありません",
-                                "broken.json operation_message {found} 는 replicas 적용 실패 메시지"
-                                "(status.operationState.message)가 아닙니다"),
+                                "broken.json の operation_message {found} は、replicas "
+                                "の適用に失敗したときのメッセージ(status.operationState.message)ではありません",
+                                "broken.json의 operation_message 값 {found}: replicas 적용에 실패했을 때의 "
+                                "메시지(status.operationState.message)가 아닙니다"),
     "revert_ok": ("commit {sha} restores deploy/web.yaml of the broken commit's parent",
-                  "コミット {sha} は壊れたコミットの親の deploy/web.yaml に戻しています",
-                  "커밋 {sha} 가 깨진 커밋의 부모의 deploy/web.yaml 로 되돌립니다"),
+                  "コミット {sha} は、壊れたコミットの親の deploy/web.yaml に戻しています",
+                  "{sha} 커밋이 깨진 커밋의 부모 커밋의 deploy/web.yaml로 되돌립니다"),
     "revert_missing": ("no commit after {sha} on bare main restores deploy/web.yaml of its parent (use git revert; "
                        "do not rewrite history)",
-                       "bare の main で {sha} の後に、その親の deploy/web.yaml に戻したコミットがありません"
-                       "(履歴を書き換えず git revert を使います)",
-                       "bare main 에서 {sha} 이후에 그 부모의 deploy/web.yaml 로 되돌린 커밋이 없습니다"
-                       "(이력을 고쳐 쓰지 말고 git revert 를 쓰세요)"),
+                       "ベアリポジトリの main で、{sha} の後にその親の deploy/web.yaml "
+                       "に戻したコミットがありません(履歴を書き換えず、git revert を使ってください)",
+                       "베어 저장소의 main에서 {sha} 커밋 이후에 그 부모 커밋의 deploy/web.yaml로 되돌린 커밋이 "
+                       "없습니다(이력을 고쳐 쓰지 말고 git revert를 쓰세요)"),
     "app_at_head": ("Application {name} is Synced and Healthy at bare main's head {sha}",
-                    "Application {name} は bare main の先頭 {sha} で Synced かつ Healthy です",
-                    "Application {name} 는 bare main 의 최신 커밋 {sha} 에서 Synced 이고 Healthy 입니다"),
+                    "Application {name} は、ベアリポジトリの main の最新コミット {sha} で Synced かつ Healthy です",
+                    "{name} Application이 베어 저장소 main의 최신 커밋 {sha}에서 Synced, Healthy 상태입니다"),
     "app_not_at_head": ("Application {name} is at {found}, expected Synced / Healthy at bare main's head {sha}",
-                        "Application {name} は {found} です。bare main の先頭 {sha} で Synced / Healthy が必要です",
-                        "Application {name} 는 {found} 입니다. bare main 의 최신 커밋 {sha} 에서 Synced / Healthy 여야 합니다"),
-    "broken_still_retrying": ("the operation of {name} still retries the broken commit {sha} (phase {phase}); "
-                              "new commits wait until it ends",
-                              "{name} の同期処理がまだ壊れたコミット {sha} をリトライしています(phase {phase})。"
-                              "終わるまで新しいコミットは同期されません",
-                              "{name} 의 동기화 작업이 아직 깨진 커밋 {sha} 를 재시도하고 있습니다 (phase {phase}). "
-                              "끝날 때까지 새 커밋은 동기화되지 않습니다"),
+                        "Application {name} は {found} です。ベアリポジトリの main の最新コミット {sha} で Synced "
+                        "/ Healthy になる必要があります",
+                        "{name} Application의 상태가 {found}입니다. 베어 저장소 main의 최신 커밋 {sha}에서 Synced "
+                        "/ Healthy 상태여야 합니다"),
+    "broken_still_retrying": ("the operation of {name} still retries the broken commit {sha} (phase {phase}); new "
+                              "commits wait until it ends",
+                              "{name} の同期オペレーションが、まだ壊れたコミット {sha} "
+                              "をリトライしています(フェーズ {phase})。このオペレーションが終わるまで、"
+                              "新しいコミットは同期されません",
+                              "{name}의 동기화 오퍼레이션이 아직 깨진 커밋 {sha}의 재시도를 계속하고 있습니다 "
+                              "(페이즈 {phase}). 이 오퍼레이션이 끝날 때까지 새 커밋은 동기화되지 않습니다"),
     "no_broken_retry": ("no operation of {name} retries the broken commit",
-                        "{name} に壊れたコミットをリトライする処理はありません",
-                        "{name} 에 깨진 커밋을 재시도하는 작업이 없습니다"),
-    "rbac_object_ok": ("{what} is as the lab asks", "{what} は指示どおりです", "{what} 가 지시대로입니다"),
-    "rbac_object_missing": ("{what} does not exist", "{what} がありません", "{what} 가 없습니다"),
-    "rbac_object_wrong": ("{what}: expected {expected}, found {found}", "{what}: 期待値 {expected}、実際は {found}",
-                          "{what}: 기대값 {expected}, 실제값 {found}"),
+                        "{name} に、壊れたコミットをリトライするオペレーションはありません",
+                        "{name}에 깨진 커밋을 재시도하는 오퍼레이션이 없습니다"),
+    "rbac_object_ok": ("{what} is as the lab asks",
+                       "{what} は指示どおりです",
+                       "{what}: 지시한 대로입니다"),
+    "rbac_object_missing": ("{what} does not exist",
+                            "{what} がありません",
+                            "{what} 리소스가 없습니다"),
+    "rbac_object_wrong": ("{what}: expected {expected}, found {found}",
+                          "{what}: 期待値は {expected} ですが、実際は {found} です",
+                          "{what}: 기대값은 {expected}, 실제 값은 {found}입니다"),
     "access_ok": ("the API server answers as expected for ci:validator: {found}",
-                  "ci:validator について API サーバーの判定は期待どおりです: {found}",
-                  "ci:validator 에 대한 API 서버의 판정이 기대대로입니다: {found}"),
+                  "ci:validator についての API サーバーの判定は期待どおりです: {found}",
+                  "ci:validator에 대한 API 서버의 판정이 기대한 대로입니다: {found}"),
     "access_wrong": ("the API server's answers for ci:validator differ (question: expected / answer): {details}",
-                     "ci:validator について API サーバーの判定が違います(質問: 期待値 / 回答): {details}",
-                     "ci:validator 에 대한 API 서버의 판정이 다릅니다 (질문: 기대값 / 응답): {details}"),
-    "kubeconfig_ok": ("{what} is as expected: {found}", "{what} は期待どおりです: {found}",
-                      "{what} 가 기대대로입니다: {found}"),
-    "kubeconfig_wrong": ("{what}: expected {expected}, found {found}", "{what}: 期待値 {expected}、実際は {found}",
-                         "{what}: 기대값 {expected}, 실제값 {found}"),
+                     "ci:validator についての API サーバーの判定が違います(質問: 期待値 / 回答): {details}",
+                     "ci:validator에 대한 API 서버의 판정이 다릅니다 (질문: 기대값 / 응답): {details}"),
+    "kubeconfig_ok": ("{what} is as expected: {found}",
+                      "{what} は期待どおりです: {found}",
+                      "{what}: 기대한 대로입니다 ({found})"),
+    "kubeconfig_wrong": ("{what}: expected {expected}, found {found}",
+                         "{what}: 期待値は {expected} ですが、実際は {found} です",
+                         "{what}: 기대값은 {expected}, 실제 값은 {found}입니다"),
     "kubeconfig_unreadable": ("{path} cannot be used as a kubeconfig ({problem})",
                               "{path} は kubeconfig として使えません({problem})",
-                              "{path} 는 kubeconfig 로 쓸 수 없습니다 ({problem})"),
+                              "{path} 파일을 kubeconfig로 쓸 수 없습니다 ({problem})"),
     "admin_kubeconfig_unreadable": ("the VM's admin kubeconfig cannot be read: {detail}",
                                     "VM の管理者用 kubeconfig を読めません: {detail}",
-                                    "VM 의 관리자 kubeconfig 를 읽을 수 없습니다: {detail}"),
-    "token_user_ok": ("the API server authenticates the token as {found}", "API サーバーはトークンを {found} と認証しました",
-                      "API 서버가 토큰을 {found} 로 인증했습니다"),
+                                    "VM의 관리자 kubeconfig를 읽을 수 없습니다: {detail}"),
+    "token_user_ok": ("the API server authenticates the token as {found}",
+                      "API サーバーはトークンを {found} として認証しました",
+                      "API 서버가 토큰을 {found} 사용자로 인증했습니다"),
     "token_user_wrong": ("the API server authenticates the token as {found}, expected {expected}",
-                         "API サーバーの認証結果は {found} です。{expected} が必要です",
-                         "API 서버가 토큰을 {found} 로 인증했습니다. {expected} 여야 합니다"),
-    "token_missing": ("{path} has no bearer token in its current context", "{path} の現在のコンテキストにトークンがありません",
-                      "{path} 의 현재 컨텍스트에 토큰이 없습니다"),
-    "token_lifetime_ok": ("the token lives {found} s (8 hours)", "トークンの有効期間は {found} 秒(8 時間)です",
-                          "토큰의 유효 기간은 {found} 초 (8시간) 입니다"),
+                         "API サーバーはトークンを {found} として認証しました。{expected} である必要があります",
+                         "API 서버가 토큰을 {found} 사용자로 인증했습니다. 기대한 사용자는 {expected}입니다"),
+    "token_missing": ("{path} has no bearer token in its current context",
+                      "{path} の現在のコンテキストにトークンがありません",
+                      "{path} 파일의 현재 컨텍스트에 토큰이 없습니다"),
+    "token_lifetime_ok": ("the token lives {found} s (8 hours)",
+                          "トークンの有効期間は {found} 秒(8 時間)です",
+                          "토큰의 유효 기간은 {found}초(8시간)입니다"),
     "token_lifetime_wrong": ("the token lives {found} s (exp - iat), expected {expected} s (8 hours)",
-                             "トークンの有効期間は {found} 秒(exp - iat)です。{expected} 秒(8 時間)が必要です",
-                             "토큰의 유효 기간이 {found} 초 (exp - iat) 입니다. {expected} 초 (8시간) 여야 합니다"),
-    "token_not_jwt": ("the token is not a JWT with iat and exp", "トークンは iat と exp を持つ JWT ではありません",
-                      "토큰이 iat 과 exp 를 가진 JWT 가 아닙니다"),
-    "script_ok": ("{path} exists and is executable", "{path} があり、実行可能です", "{path} 가 있고 실행 가능합니다"),
-    "script_not_executable": ("{path} is not executable (chmod +x)", "{path} が実行可能ではありません(chmod +x)",
-                              "{path} 가 실행 가능하지 않습니다 (chmod +x)"),
-    "script_text_ok": ("{path}: {what}", "{path}: {what}", "{path}: {what}"),
-    "script_text_missing": ("{path} must {what}", "{path} は次を満たす必要があります: {what}",
-                            "{path} 는 다음을 만족해야 합니다: {what}"),
-    "probe_ok": ("{script} {what}: exit code {returncode}", "{script} {what}: 終了コード {returncode}",
+                             "トークンの有効期間は {found} 秒(exp - iat)です。{expected} 秒(8 "
+                             "時間)である必要があります",
+                             "토큰의 유효 기간이 {found}초(exp - iat)입니다. {expected}초(8시간)여야 합니다"),
+    "token_not_jwt": ("the token is not a JWT with iat and exp",
+                      "トークンは iat と exp を持つ JWT ではありません",
+                      "토큰이 iat와 exp를 가진 JWT가 아닙니다"),
+    "script_ok": ("{path} exists and is executable",
+                  "{path} があり、実行可能です",
+                  "{path} 파일이 있고 실행 가능합니다"),
+    "script_not_executable": ("{path} is not executable (chmod +x)",
+                              "{path} は実行可能ではありません(chmod +x)",
+                              "{path} 파일이 실행 가능하지 않습니다 (chmod +x)"),
+    "script_text_ok": ("{path}: {what}",
+                       "{path}: {what}",
+                       "{path}: {what}"),
+    "script_text_missing": ("{path} must {what}",
+                            "{path} は次を満たす必要があります: {what}",
+                            "{path} 파일은 다음을 만족해야 합니다: {what}"),
+    "probe_ok": ("{script} {what}: exit code {returncode}",
+                 "{script} {what}: 終了コード {returncode}",
                  "{script} {what}: 종료 코드 {returncode}"),
     "probe_wrong": ("{script} {what}, but exited with code {returncode}: {output}",
-                    "{script} は{what}はずですが、終了コードは {returncode} でした: {output}",
-                    "{script} 는 {what} 해야 하지만 종료 코드가 {returncode} 였습니다: {output}"),
-    "probe_cut_short": ("{script} was stopped ({reason}) while it should have {what}",
-                        "{script} は止められました({reason})。本来は{what}はずでした",
-                        "{script} 가 중단되었습니다 ({reason}). 원래는 {what} 해야 했습니다"),
-    "broken_not_in_history": ("no commit on bare main sets deploy/web.yaml replicas to the string \"two\" "
-                              "(the broken commit must stay in the history: revert it, do not rewrite it)",
-                              "bare の main に deploy/web.yaml の replicas を文字列 \"two\" にしたコミットがありません"
-                              "(壊れたコミットは履歴に残し、書き換えずに revert します)",
-                              "bare main 에 deploy/web.yaml 의 replicas 를 문자열 \"two\" 로 바꾼 커밋이 없습니다"
-                              "(깨진 커밋은 이력에 남기고, 고쳐 쓰지 말고 revert 하세요)"),
-    "validate_refuses_valid": ("validate.sh does not accept a valid Deployment, so no gate built on it can",
-                               "validate.sh が正しい Deployment を受け入れないため、それを使うゲートも受け入れられません",
-                               "validate.sh 가 올바른 Deployment 를 받아들이지 않으므로 "
-                               "그것을 쓰는 게이트도 받아들일 수 없습니다"),
-    "broken_commit_unknown": ("broken.json does not name a commit on bare main",
-                              "broken.json が bare の main のコミットを指していません",
-                              "broken.json 이 bare main 의 커밋을 가리키지 않습니다"),
-    "validate_accepts_typo": ("validate.sh accepts the misspelled field replica:, so no gate built on it refuses it",
-                              "validate.sh が誤字のフィールド replica: を受け入れるため、それを使うゲートも拒否できません",
-                              "validate.sh 가 오타 필드 replica: 를 받아들이므로 그것을 쓰는 게이트도 거부할 수 없습니다"),
-    "bump_commit_unknown": ("no commit \"ci: web nginx:1.28-alpine\" on bare main",
-                            "bare の main にコミット「ci: web nginx:1.28-alpine」がありません",
-                            "bare main 에 커밋 \"ci: web nginx:1.28-alpine\" 가 없습니다"),
-    "probe_not_run": ("{script} was not run: {reason}", "{script} は実行されませんでした: {reason}",
-                      "{script} 는 실행되지 않았습니다: {reason}"),
+                    "{script} の終了コードは {returncode} で、期待する動作({what})と違います: {output}",
+                    "{script} 스크립트의 종료 코드 {returncode}: 기대한 동작과 다릅니다({what}). 출력: {output}"),
+    "probe_cut_short": ("{script} was stopped ({reason}) before it could show that it {what}",
+                        "{script} は止められました({reason})。次を確認できませんでした: {what}",
+                        "{script} 가 중단되었습니다 ({reason}). 다음을 확인하지 못했습니다: {what}"),
+    "probe_not_run": ("{script} was not run: {reason}",
+                      "{script} は実行されませんでした: {reason}",
+                      "{script} 스크립트가 실행되지 않았습니다: {reason}"),
     "probe_objects_none": ("no probe object exists in {namespace}: validate.sh created nothing",
                            "{namespace} にプローブのオブジェクトはありません。validate.sh は何も作成していません",
-                           "{namespace} 에 프로브 오브젝트가 없습니다. validate.sh 는 아무것도 만들지 않았습니다"),
+                           "{namespace} 네임스페이스에 프로브 오브젝트가 없습니다. validate.sh는 아무것도 만들지 "
+                           "않았습니다"),
     "probe_objects_created": ("validate.sh really created {found} in {namespace} (not a dry run)",
                               "validate.sh が {namespace} に {found} を実際に作成しました(dry-run ではありません)",
-                              "validate.sh 가 {namespace} 에 {found} 를 실제로 만들었습니다 (dry-run 이 아님)"),
+                              "validate.sh가 {namespace} 네임스페이스에 {found} 리소스를 실제로 만들었습니다 "
+                              "(dry-run이 아닙니다)"),
     "transcript_ok": ("blocked.txt holds git's rejection of main by the pre-receive hook",
-                      "blocked.txt には pre-receive フックによる main の拒否の出力があります",
-                      "blocked.txt 에 pre-receive 훅이 main 을 거부한 git 출력이 있습니다"),
+                      "blocked.txt には、pre-receive フックが main を拒否した git の出力があります",
+                      "blocked.txt에 pre-receive 훅이 main을 거부한 git 출력이 있습니다"),
     "transcript_incomplete": ("blocked.txt lacks {missing}: save the whole output of the rejected git push",
-                              "blocked.txt に {missing} がありません。拒否された git push の出力全体を保存します",
-                              "blocked.txt 에 {missing} 가 없습니다. 거부된 git push 의 출력 전체를 저장하세요"),
+                              "blocked.txt に {missing} がありません。拒否された git push "
+                              "の出力全体を保存してください",
+                              "blocked.txt에 다음이 없습니다: {missing}. 거부된 git push의 출력 전체를 저장하세요"),
     "typo_on_main": ("commits on bare main have a replica: key in deploy/web.yaml: {found}",
-                     "bare の main に、deploy/web.yaml に replica: キーを持つコミットがあります: {found}",
-                     "bare main 에 deploy/web.yaml 에 replica: 키가 있는 커밋이 있습니다: {found}"),
+                     "ベアリポジトリの main に、deploy/web.yaml に replica: キーを持つコミットがあります: {found}",
+                     "베어 저장소의 main에 deploy/web.yaml에 replica: 키가 있는 커밋이 있습니다: {found}"),
     "no_typo_on_main": ("no commit on bare main has a replica: key in deploy/web.yaml",
-                        "bare の main に replica: キーを持つコミットはありません",
-                        "bare main 에 replica: 키가 있는 커밋이 없습니다"),
-    "clone_main_ok": ("the clone's main equals origin/main ({found})", "クローンの main は origin/main と同じです({found})",
-                      "클론의 main 이 origin/main 과 같습니다 ({found})"),
+                        "ベアリポジトリの main に、replica: キーを持つコミットはありません",
+                        "베어 저장소의 main에 replica: 키가 있는 커밋이 없습니다"),
+    "clone_main_ok": ("the clone's main equals origin/main ({found})",
+                      "クローンの main は origin/main と同じです({found})",
+                      "클론의 main이 origin/main과 같습니다 ({found})"),
     "clone_main_differs": ("the clone's main differs from origin/main: {found} (git reset --hard origin/main)",
                            "クローンの main が origin/main と違います: {found}(git reset --hard origin/main)",
-                           "클론의 main 이 origin/main 과 다릅니다: {found} (git reset --hard origin/main)"),
+                           "클론의 main이 origin/main과 다릅니다: {found} (git reset --hard origin/main)"),
     "bump_commit_ok": ("commit {sha} \"ci: web nginx:1.28-alpine\" sets the image to nginx:1.28-alpine",
                        "コミット {sha}「ci: web nginx:1.28-alpine」はイメージを nginx:1.28-alpine にしています",
-                       "커밋 {sha} \"ci: web nginx:1.28-alpine\" 가 이미지를 nginx:1.28-alpine 으로 바꿉니다"),
+                       "{sha} 커밋(\"ci: web nginx:1.28-alpine\")이 이미지를 nginx:1.28-alpine으로 바꿉니다"),
     "bump_commit_missing": ("no commit on bare main has the message \"ci: web nginx:1.28-alpine\" and image "
                             "nginx:1.28-alpine (found: {found})",
-                            "bare の main に、メッセージ「ci: web nginx:1.28-alpine」でイメージ nginx:1.28-alpine の"
-                            "コミットがありません(見つかったもの: {found})",
-                            "bare main 에 메시지 \"ci: web nginx:1.28-alpine\" 이고 이미지가 nginx:1.28-alpine 인 커밋이 "
-                            "없습니다 (발견: {found})"),
-    "revision_ok": ("Application {name} is Synced and Healthy at {sha} or later", "Application {name} は {sha} 以降で "
-                    "Synced かつ Healthy です", "Application {name} 는 {sha} 이후에서 Synced 이고 Healthy 입니다"),
+                            "ベアリポジトリの main に、メッセージが「ci: web nginx:1.28-alpine」でイメージが "
+                            "nginx:1.28-alpine のコミットがありません(見つかったもの: {found})",
+                            "베어 저장소의 main에 메시지가 \"ci: web nginx:1.28-alpine\"이고 이미지가 "
+                            "nginx:1.28-alpine인 커밋이 없습니다 (찾은 것: {found})"),
+    "revision_ok": ("Application {name} is Synced and Healthy at {sha} or later",
+                    "Application {name} は {sha} 以降のコミットで Synced かつ Healthy です",
+                    "{name} Application이 {sha} 커밋 이후에서 Synced, Healthy 상태입니다"),
     "revision_behind": ("Application {name} is at {found}, expected Synced / Healthy at {sha} or a later commit",
-                        "Application {name} は {found} です。{sha} 以降のコミットで Synced / Healthy が必要です",
-                        "Application {name} 는 {found} 입니다. {sha} 이후 커밋에서 Synced / Healthy 여야 합니다"),
+                        "Application {name} は {found} です。{sha} 以降のコミットで Synced / Healthy "
+                        "になる必要があります",
+                        "{name} Application의 상태가 {found}입니다. {sha} 커밋 이후에서 Synced / Healthy 상태여야 "
+                        "합니다"),
 }
 
 HINTS = {
-    "ci_baseline": ("deploy/web.yaml: Deployment web without a namespace, replicas 2, label app: web, one container "
-                    "web with image nginx:1.27-alpine, committed and pushed to main.",
-                    "deploy/web.yaml には namespace なし、replicas 2、ラベル app: web、コンテナ web(イメージ "
-                    "nginx:1.27-alpine)の Deployment web を書き、main に push します。",
-                    "deploy/web.yaml 에 namespace 없이 replicas 2, 레이블 app: web, 컨테이너 web (이미지 "
-                    "nginx:1.27-alpine) 인 Deployment web 을 쓰고 main 에 push 하세요."),
-    "ci_application": ("Application ci-web: project default, source path deploy at main of the gitd URL, destination "
-                       "namespace ci-web, automated with prune and selfHeal, syncOptions CreateNamespace=true.",
-                       "Application ci-web は project default、gitd の URL の main の deploy パス、宛先ネームスペース "
-                       "ci-web、自動同期(prune・selfHeal)、syncOptions CreateNamespace=true にします。",
-                       "Application ci-web 은 project default, gitd URL 의 main 의 deploy 경로, 대상 네임스페이스 "
-                       "ci-web, 자동 동기화 (prune, selfHeal), syncOptions CreateNamespace=true 로 하세요."),
+    "ci_baseline": ("deploy/web.yaml: Deployment web without a namespace, replicas 2, label app: web, one "
+                    "container web with image nginx:1.27-alpine, committed and pushed to main.",
+                    "deploy/web.yaml には、ネームスペースの指定(namespace)なし、replicas 2、ラベル app: web、"
+                    "コンテナ web(イメージ nginx:1.27-alpine)の Deployment web を書き、main に push してください。",
+                    "deploy/web.yaml에 네임스페이스 지정(namespace) 없이 replicas 2, 레이블 app: web, 컨테이너 "
+                    "web(이미지 nginx:1.27-alpine)인 Deployment web을 쓰고 main에 push하세요."),
+    "ci_application": ("Application ci-web: project default, source path deploy at main of the gitd URL, "
+                       "destination namespace ci-web, automated with prune and selfHeal, syncOptions "
+                       "CreateNamespace=true.",
+                       "Application ci-web は、project default、gitd の URL の main の deploy パス、"
+                       "宛先ネームスペース ci-web、自動同期(prune・selfHeal)、syncOptions CreateNamespace=true "
+                       "にしてください。",
+                       "Application ci-web은 project default, gitd URL의 main의 deploy 경로, 대상 네임스페이스 "
+                       "ci-web, 자동 동기화(prune, selfHeal), syncOptions CreateNamespace=true로 하세요."),
     "ci_broken": ("Record what Argo CD showed about 20 s after the hard refresh: the full commit SHA, "
-                  "status.sync.status, status.operationState.message and the live Deployment's spec.replicas (a number).",
-                  "hard refresh の約 20 秒後に見えた値を記録します: 完全なコミット SHA、status.sync.status、"
+                  "status.sync.status, status.operationState.message and the live Deployment's spec.replicas (a "
+                  "number).",
+                  "hard refresh の約 20 秒後に見えた値を記録してください: 完全なコミット SHA、status.sync.status、"
                   "status.operationState.message、実際の Deployment の spec.replicas(数値)。",
                   "hard refresh 후 약 20초 뒤에 보인 값을 기록하세요: 전체 커밋 SHA, status.sync.status, "
-                  "status.operationState.message, 실제 Deployment 의 spec.replicas (숫자)."),
-    "ci_revert": ("Undo the broken commit with `git revert <sha>` and push: the history keeps the mistake and its fix.",
-                  "`git revert <SHA>` で壊れたコミットを取り消して push します。履歴にミスと修正の両方が残ります。",
-                  "`git revert <SHA>` 로 깨진 커밋을 취소하고 push 하세요. 이력에 실수와 수정이 모두 남습니다."),
+                  "status.operationState.message, 실제 Deployment의 spec.replicas(숫자)."),
+    "ci_revert": ("Undo the broken commit with `git revert <sha>` and push: the history keeps the mistake and its "
+                  "fix.",
+                  "`git revert <SHA>` で壊れたコミットを取り消して push してください。"
+                  "履歴にミスと修正の両方が残ります。",
+                  "`git revert <SHA>` 명령으로 깨진 커밋을 취소하고 push하세요. 이력에 실수와 수정이 모두 남습니다."),
     "ci_terminate": ("While status.operationState.operation.sync.revision is the broken commit and the phase is "
                      "Running, end it: `argocd app terminate-op ci-web --core` with {workspace}/kubeconfig "
                      "(namespace {argocd_namespace}).",
-                     "status.operationState.operation.sync.revision が壊れたコミットで phase が Running の間は、"
-                     "{workspace}/kubeconfig(ネームスペース {argocd_namespace})で "
-                     "`argocd app terminate-op ci-web --core` を実行して終わらせます。",
-                     "status.operationState.operation.sync.revision 이 깨진 커밋이고 phase 가 Running 인 동안에는 "
-                     "{workspace}/kubeconfig (네임스페이스 {argocd_namespace}) 로 "
-                     "`argocd app terminate-op ci-web --core` 를 실행해 끝내세요."),
+                     "status.operationState.operation.sync.revision が壊れたコミットで、フェーズが Running の間は、"
+                     "{workspace}/kubeconfig(ネームスペース {argocd_namespace})で `argocd app terminate-op ci-web "
+                     "--core` を実行してオペレーションを終わらせてください。",
+                     "status.operationState.operation.sync.revision이 깨진 커밋이고 페이즈가 Running인 동안에는 "
+                     "{workspace}/kubeconfig(네임스페이스 {argocd_namespace}) 파일로 `argocd app terminate-op "
+                     "ci-web --core` 명령을 실행해 오퍼레이션을 끝내세요."),
     "ci_rbac": ("Role dryrun-deployments in ci-dryrun: one rule, apiGroups [apps], resources [deployments], verbs "
-                "get, create, patch; RoleBinding validator-dryrun binds it to ServiceAccount validator in ci. Check with "
-                "`kubectl auth can-i ... --as system:serviceaccount:ci:validator`.",
-                "ci-dryrun の Role dryrun-deployments はルール 1 つ(apiGroups [apps]、resources [deployments]、verbs "
-                "get・create・patch)。RoleBinding validator-dryrun で ci の ServiceAccount validator に結び付け、"
-                "`kubectl auth can-i ... --as system:serviceaccount:ci:validator` で確かめます。",
-                "ci-dryrun 의 Role dryrun-deployments 는 규칙 하나 (apiGroups [apps], resources [deployments], verbs "
-                "get, create, patch), RoleBinding validator-dryrun 으로 ci 의 ServiceAccount validator 에 연결하고 "
-                "`kubectl auth can-i ... --as system:serviceaccount:ci:validator` 로 확인하세요."),
+                "get, create, patch; RoleBinding validator-dryrun binds it to ServiceAccount validator in ci. "
+                "Check with `kubectl auth can-i ... --as system:serviceaccount:ci:validator`.",
+                "ci-dryrun の Role dryrun-deployments には、ルールを 1 つだけ書きます(apiGroups [apps]、resources "
+                "[deployments]、verbs get・create・patch)。RoleBinding validator-dryrun で ci の ServiceAccount "
+                "validator に結び付け、`kubectl auth can-i ... --as system:serviceaccount:ci:validator` "
+                "で確かめてください。",
+                "ci-dryrun의 Role dryrun-deployments는 규칙 하나(apiGroups [apps], resources [deployments], verbs "
+                "get, create, patch)입니다. RoleBinding validator-dryrun으로 ci의 ServiceAccount validator에 "
+                "연결하고 `kubectl auth can-i ... --as system:serviceaccount:ci:validator` 명령으로 확인하세요."),
     "ci_kubeconfig": ("Build it with `kubectl create token validator -n ci --duration=8h` and `kubectl config "
                       "--kubeconfig <file> set-cluster/set-credentials/set-context`: the k3s server and CA data, "
                       "namespace ci-dryrun.",
-                      "`kubectl create token validator -n ci --duration=8h` と `kubectl config --kubeconfig <ファイル> "
-                      "set-cluster/set-credentials/set-context` で作ります。サーバーと CA は k3s のもの、"
-                      "ネームスペースは ci-dryrun です。",
-                      "`kubectl create token validator -n ci --duration=8h` 와 `kubectl config --kubeconfig <파일> "
-                      "set-cluster/set-credentials/set-context` 로 만드세요. 서버와 CA 는 k3s 의 것, 네임스페이스는 "
-                      "ci-dryrun 입니다."),
+                      "`kubectl create token validator -n ci --duration=8h` と `kubectl config --kubeconfig "
+                      "<ファイル> set-cluster/set-credentials/set-context` で作成してください。サーバーと CA は "
+                      "k3s のもの、ネームスペースは ci-dryrun です。",
+                      "`kubectl create token validator -n ci --duration=8h` 명령과 `kubectl config --kubeconfig "
+                      "<파일> set-cluster/set-credentials/set-context` 명령으로 만드세요. 서버와 CA는 k3s의 것, "
+                      "네임스페이스는 ci-dryrun입니다."),
     "ci_validate": ("validate.sh <dir>: `kubectl --kubeconfig {workspace}/ci-kubeconfig -n ci-dryrun apply "
-                    "--dry-run=server -f <dir>`; exit non-zero when any manifest is refused (mind pipes: set -o pipefail).",
-                    "validate.sh <ディレクトリ>: `kubectl --kubeconfig {workspace}/ci-kubeconfig -n ci-dryrun apply "
-                    "--dry-run=server -f <ディレクトリ>`。1 つでも拒否されたら 0 以外で終了します(パイプには "
-                    "set -o pipefail)。",
+                    "--dry-run=server -f <dir>`; exit non-zero when any manifest is refused (mind pipes: set -o "
+                    "pipefail).",
+                    "validate.sh <ディレクトリ>: `kubectl --kubeconfig {workspace}/ci-kubeconfig -n ci-dryrun "
+                    "apply --dry-run=server -f <ディレクトリ>`。1 つでも拒否されたら 0 "
+                    "以外で終了してください(パイプには set -o pipefail を使います)。",
                     "validate.sh <디렉터리>: `kubectl --kubeconfig {workspace}/ci-kubeconfig -n ci-dryrun apply "
-                    "--dry-run=server -f <디렉터리>`. 하나라도 거부되면 0 이 아닌 값으로 끝나야 합니다 (파이프에는 "
-                    "set -o pipefail)."),
-    "ci_hook": ("In the hook read `old new ref` lines from stdin; for refs/heads/main extract the NEW commit's deploy "
-                "with `git archive <new> deploy | tar -x -C <tmp>` and run validate.sh on it; a new SHA of 40 zeros is "
-                "a delete: refuse it for main; let every other ref through.",
-                "フックは標準入力から `old new ref` を読みます。refs/heads/main なら新しいコミットの deploy を "
-                "`git archive <new> deploy | tar -x -C <一時>` で取り出して validate.sh で検証し、新しい SHA が 0 の "
-                "40 桁なら削除なので main では拒否します。ほかの参照は通します。",
-                "훅은 표준 입력에서 `old new ref` 를 읽습니다. refs/heads/main 이면 새 커밋의 deploy 를 "
-                "`git archive <new> deploy | tar -x -C <임시>` 로 꺼내 validate.sh 로 검증하고, 새 SHA 가 0 40개면 "
-                "삭제이므로 main 에서는 거부하세요. 다른 참조는 통과시킵니다."),
+                    "--dry-run=server -f <디렉터리>`. 하나라도 거부되면 0이 아닌 값으로 끝나야 합니다(파이프에는 "
+                    "set -o pipefail을 쓰세요)."),
+    "ci_hook": ("In the hook read `old new ref` lines from stdin; for refs/heads/main extract the NEW commit's "
+                "deploy with `git archive <new> deploy | tar -x -C <tmp>` and run validate.sh on it; a new SHA of "
+                "40 zeros is a delete: refuse it for main; let every other ref through.",
+                "フックは標準入力から `old new ref` の行を読みます。refs/heads/main なら、新しいコミットの deploy "
+                "を `git archive <new> deploy | tar -x -C <一時ディレクトリ>` で取り出して validate.sh "
+                "で検証してください。新しい SHA が 40 桁の 0 なら削除なので、main では拒否します。"
+                "ほかの参照は通してください。",
+                "훅은 표준 입력에서 `old new ref` 줄을 읽습니다. refs/heads/main이면 새 커밋의 deploy를 `git "
+                "archive <new> deploy | tar -x -C <임시 디렉터리>` 명령으로 꺼내 validate.sh로 검증하세요. 새 "
+                "SHA가 0 40개면 삭제이므로 main에서는 거부합니다. 다른 참조는 통과시키세요."),
     "ci_blocked": ("Save the whole output of the rejected push, e.g. `git push origin main 2>&1 | tee "
                    "{workspace}/blocked.txt`, then `git reset --hard origin/main`.",
-                   "拒否された push の出力全体を保存します(例: `git push origin main 2>&1 | tee "
-                   "{workspace}/blocked.txt`)。そのあと `git reset --hard origin/main` します。",
-                   "거부된 push 의 출력 전체를 저장하세요 (예: `git push origin main 2>&1 | tee "
-                   "{workspace}/blocked.txt`). 그 다음 `git reset --hard origin/main` 하세요."),
-    "ci_bump": ("bump.sh <tag>: sync the clone with origin/main, set the image to nginx:<tag>, commit "
-                "\"ci: web nginx:<tag>\" and push; no kubectl: Argo CD deploys what git says.",
-                "bump.sh <タグ>: クローンを origin/main に合わせ、イメージを nginx:<タグ> にして「ci: web nginx:<タグ>」"
-                "でコミットし push します。kubectl は使いません。デプロイは Argo CD が Git から行います。",
-                "bump.sh <태그>: 클론을 origin/main 에 맞추고 이미지를 nginx:<태그> 로 바꿔 \"ci: web nginx:<태그>\" 로 "
-                "커밋하고 push 하세요. kubectl 은 쓰지 않습니다. 배포는 Argo CD 가 Git 에서 합니다."),
-    "ci_report": ("ci_writes git, cd_writes cluster, gate pre-receive; the two booleans come from `kubectl auth can-i` "
-                  "and `git merge-base --is-ancestor`, deployed_revision from status.sync.revision.",
-                  "ci_writes は git、cd_writes は cluster、gate は pre-receive。2 つの真偽値は `kubectl auth can-i` と "
-                  "`git merge-base --is-ancestor` の結果、deployed_revision は status.sync.revision から書きます。",
-                  "ci_writes 는 git, cd_writes 는 cluster, gate 는 pre-receive. 두 불리언은 `kubectl auth can-i` 와 "
-                  "`git merge-base --is-ancestor` 결과, deployed_revision 은 status.sync.revision 에서 쓰세요."),
+                   "拒否された push の出力全体を保存してください(例: `git push origin main 2>&1 | tee "
+                   "{workspace}/blocked.txt`)。そのあと `git reset --hard origin/main` を実行します。",
+                   "거부된 push의 출력 전체를 저장하세요(예: `git push origin main 2>&1 | tee "
+                   "{workspace}/blocked.txt`). 그다음 `git reset --hard origin/main` 명령을 실행하세요."),
+    "ci_bump": ("bump.sh <tag>: sync the clone with origin/main, set the image to nginx:<tag>, commit \"ci: web "
+                "nginx:<tag>\" and push; no kubectl: Argo CD deploys what git says.",
+                "bump.sh <タグ>: クローンを origin/main に合わせ、イメージを nginx:<タグ> にして「ci: web "
+                "nginx:<タグ>」でコミットし、push してください。kubectl は使いません。デプロイは Argo CD が Git "
+                "から行います。",
+                "bump.sh <태그>: 클론을 origin/main에 맞추고 이미지를 nginx:<태그>로 바꿔 \"ci: web nginx:<태그>\" "
+                "메시지로 커밋한 뒤 push하세요. kubectl은 쓰지 않습니다. 배포는 Argo CD가 Git에서 합니다."),
+    "ci_report": ("ci_writes git, cd_writes cluster, gate pre-receive; the two booleans come from `kubectl auth "
+                  "can-i` and `git merge-base --is-ancestor`, deployed_revision from status.sync.revision.",
+                  "ci_writes は git、cd_writes は cluster、gate は pre-receive です。2 つの真偽値は `kubectl auth "
+                  "can-i` と `git merge-base --is-ancestor` の結果から、deployed_revision は status.sync.revision "
+                  "から書いてください。",
+                  "ci_writes는 git, cd_writes는 cluster, gate는 pre-receive입니다. 두 불리언은 `kubectl auth "
+                  "can-i`와 `git merge-base --is-ancestor` 결과에서, deployed_revision은 status.sync.revision에서 "
+                  "쓰세요."),
 }
 
 

@@ -1,0 +1,71 @@
+"""The probes of cgoa-ci run the learner's real scripts (here on a fixture world, no API server
+needed): a validate.sh that hangs, forks a daemon, floods its output or reads stdin ends as a FAIL
+within the module's deadline, leaves no process behind, and the bare repo is never written."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+
+import pytest
+from ansible.module_utils.labgrader.collect import Site, collector
+from ansible.module_utils.labgrader.labs import LABS
+
+LAB = LABS["cgoa-ci"]
+
+SCRIPTS = {
+    "hangs": "#!/bin/sh\nsleep 600\n",
+    "forks a daemon": "#!/bin/sh\n(sleep 600 &)\nsleep 600\n",
+    "floods its output": "#!/bin/sh\nyes lab-probe-flood\n",
+    "reads stdin": "#!/bin/sh\ncat\nexit 0\n",
+}
+
+
+def grade_with(host, deadline_seconds):
+    site = Site(bare_root=str(host / "srv" / "bare"), workspace_root=str(host / "root"),
+                k3s_kubeconfig=str(host / "kubeconfig"))
+    collect = collector(LAB, site, str(host / "kubeconfig"), timeout=5, deadline=time.monotonic() + deadline_seconds)
+    state = collect()
+    return {c["check"]: c for c in LAB.judge(state, "en")}
+
+
+def refs_and_objects(bare):
+    return subprocess.run(["git", "--git-dir", str(bare), "for-each-ref"], capture_output=True, text=True,
+                          check=True).stdout, sorted(os.listdir(bare / "objects"))
+
+
+@pytest.mark.parametrize("behaviour", list(SCRIPTS))
+def test_a_hostile_validate_sh_is_a_bounded_fail(fake_api, behaviour):
+    host = fake_api.world("cgoa-ci/golden.yaml")
+    (host / "probes.json").unlink()  # run the probes for real
+    script = host / "root" / "cgoa-ci" / "validate.sh"
+    script.write_text(SCRIPTS[behaviour])
+    before = refs_and_objects(host / "srv" / "bare" / "ci.git")
+    started = time.monotonic()
+    checks = grade_with(host, 6)
+    assert time.monotonic() - started < 20
+    valid = checks["cgoa-ci.4.validate-accepts-valid"]
+    if behaviour == "reads stdin":  # stdin is closed: cat ends at once; it just validates nothing
+        assert (valid["status"], valid["message"]) == ("PASS", "validate.sh accepts a valid Deployment: exit code 0")
+        assert checks["cgoa-ci.4.validate-rejects-string-replicas"]["message"].startswith(
+            "validate.sh rejects replicas: two, but exited with code 0")
+    else:
+        reason = "printed too much" if behaviour == "floods its output" else "timed out"
+        assert (valid["status"], valid["message"]) == (
+            "FAIL", f"validate.sh was stopped ({reason}) before it could show that it accepts a valid Deployment")
+    assert refs_and_objects(host / "srv" / "bare" / "ci.git") == before
+    assert no_process_left("lab-probe-flood|sleep 600")
+
+
+def no_process_left(pattern, seconds=3.0):
+    """True once no process matches (a killed group may take a moment to be reaped)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        found = subprocess.run(["pgrep", "-af", pattern], capture_output=True, text=True).stdout
+        left = [line for line in found.splitlines() if "pgrep" not in line]
+        if not left:
+            return True
+        if time.monotonic() > deadline:
+            raise AssertionError(f"left behind: {left}")
+        time.sleep(0.2)
