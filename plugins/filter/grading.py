@@ -1,5 +1,6 @@
 """grade_record: one host's registered lab_grade result -> the host record of the class report;
-grade_settings: the run's hosts' enrolled labs and languages, checked by lab_settings.
+grade_records: those records for the class report; grade_settings: the run's hosts' enrolled labs
+and languages, checked by lab_settings.
 
 Built in Python rather than in nested Jinja: an unreachable host, a module that failed (bad
 options, a missing grader runtime, a timeout) and an unhealthy VM each become one ERROR record
@@ -32,6 +33,18 @@ def grade_settings(hostvars, hosts, default_labs=("capa-src",)):
     return settings
 
 
+def grade_records(hostvars, hosts):
+    """The record of every host of `hosts` that registered `grade_result` (grade.yml): one filter
+    call for the class instead of a set_fact task per host, which cost the controller a worker and
+    a template of the whole result per learner (docs/performance.md)."""
+    records = []
+    for host in hosts:
+        variables = hostvars[host]
+        if "grade_result" in variables:
+            records.append(grade_record(variables["grade_result"], host, variables.get("lab_lang", "en")))
+    return records
+
+
 class FilterModule:
     def filters(self):
-        return {"grade_record": grade_record, "grade_settings": grade_settings}
+        return {"grade_record": grade_record, "grade_records": grade_records, "grade_settings": grade_settings}
