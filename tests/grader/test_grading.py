@@ -59,11 +59,11 @@ def test_statuses_roll_up_and_messages_render():
     assert result["steps"][0]["title"] == "一"
     assert result["steps"][1]["title"] == "Two"  # falls back to English
     file_check, live_check, buggy = [c for s in result["steps"] for c in s["checks"]]
-    assert file_check["message"] == "/w/a.json がない"
+    assert file_check["message"] == "/w/a.json がありません"
     assert file_check["hint"].startswith("数値は引用符なし")
     assert live_check["status"] == "PASS" and live_check["hint"] == ""
     assert buggy["status"] == "ERROR"
-    assert buggy["message"] == "この項目の採点に失敗した: KeyError: 'boom'"
+    assert buggy["message"] == "このチェックの採点に失敗しました: KeyError: 'boom'"
     assert result["summary"] == {"PASS": 1, "FAIL": 1, "PENDING": 0, "ERROR": 1, "total": 3}
     assert result["collected"]["api_requests"] == 3
 

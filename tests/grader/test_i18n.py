@@ -54,8 +54,8 @@ def test_hint_has_three_languages(key):
 def test_values_are_shown_as_json_so_types_are_visible():
     params = {"what": "ignore.json replicas", "expected": 4, "found": "4"}
     assert i18n.message("value_mismatch", params, "en") == 'ignore.json replicas: expected 4, found "4"'
-    assert i18n.message("value_mismatch", params, "ja") == 'ignore.json replicas: 期待値 4、実際は "4"'
-    assert i18n.message("value_mismatch", params, "ko") == 'ignore.json replicas: 기대값 4, 실제값 "4"'
+    assert i18n.message("value_mismatch", params, "ja") == 'ignore.json replicas: 期待値は 4 ですが、実際は "4" です'
+    assert i18n.message("value_mismatch", params, "ko") == 'ignore.json replicas: 기대값은 4, 실제 값은 "4"입니다'
 
 
 def test_blocked_by_renders_its_reason():

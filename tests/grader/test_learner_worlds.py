@@ -88,8 +88,8 @@ def test_learner_language(fake_api, lang):
     host_dir = fake_api.world("capa-src/half-done.yaml")
     by_id = judge(collect_host(host_dir), lang)
     message = by_id["capa-src.5.live-app"]["message"]
-    assert message == {"ja": "Application src-waves が argocd ネームスペースにない",
-                       "ko": "Application src-waves 가 argocd 네임스페이스에 없습니다"}[lang]
+    assert message == {"ja": "Application src-waves が argocd ネームスペースにありません",
+                       "ko": "argocd 네임스페이스에 src-waves Application이 없습니다"}[lang]
 
 
 def test_step6_still_retrying_the_failed_revision_is_named(fake_api):
