@@ -321,39 +321,43 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                               "{path} は実行可能ではありません(chmod +x)",
                               "{path} 파일이 실행 가능하지 않습니다 (chmod +x)"),
     "script_text_ok": ("{path}: {what}",
-                       "{path}: {what}",
-                       "{path}: {what}"),
+                       "{path} は条件を満たしています: {what}",
+                       "{path} 파일이 조건을 만족합니다: {what}"),
     "script_text_missing": ("{path} must {what}",
                             "{path} は次を満たす必要があります: {what}",
                             "{path} 파일은 다음을 만족해야 합니다: {what}"),
     "probe_ok": ("{script} {what}: exit code {returncode}",
-                 "{script} {what}: 終了コード {returncode}",
-                 "{script} {what}: 종료 코드 {returncode}"),
+                 "{script} は期待どおりに動作しました({what}、終了コード {returncode})",
+                 "{script} 스크립트가 기대한 대로 동작했습니다 ({what}, 종료 코드 {returncode})"),
     "probe_wrong": ("{script} {what}, but exited with code {returncode}: {output}",
                     "{script} の終了コードは {returncode} で、期待する動作({what})と違います: {output}",
                     "{script} 스크립트의 종료 코드 {returncode}: 기대한 동작과 다릅니다({what}). 출력: {output}"),
     "probe_cut_short": ("{script} was stopped ({reason}) before it could show that it {what}",
                         "{script} は止められました({reason})。次を確認できませんでした: {what}",
-                        "{script} 가 중단되었습니다 ({reason}). 다음을 확인하지 못했습니다: {what}"),
-    "broken_not_in_history": ("no commit on bare main sets deploy/web.yaml replicas to the string \"two\" "
-                              "(the broken commit must stay in the history: revert it, do not rewrite it)",
-                              "bare の main に deploy/web.yaml の replicas を文字列 \"two\" にしたコミットがありません"
-                              "(壊れたコミットは履歴に残し、書き換えずに revert します)",
-                              "bare main 에 deploy/web.yaml 의 replicas 를 문자열 \"two\" 로 바꾼 커밋이 없습니다"
-                              "(깨진 커밋은 이력에 남기고, 고쳐 쓰지 말고 revert 하세요)"),
+                        "{script} 스크립트가 중단되었습니다 ({reason}). 다음을 확인하지 못했습니다: {what}"),
+    "broken_not_in_history": ("no commit on bare main sets deploy/web.yaml replicas to the string \"two\" (the "
+                              "broken commit must stay in the history: revert it, do not rewrite it)",
+                              "ベアリポジトリの main に、deploy/web.yaml の replicas を文字列 \"two\" "
+                              "にしたコミットがありません(壊れたコミットは履歴に残し、書き換えずに revert "
+                              "してください)",
+                              "베어 저장소의 main에 deploy/web.yaml의 replicas를 문자열 \"two\"로 바꾼 커밋이 "
+                              "없습니다(깨진 커밋은 이력에 남기고, 고쳐 쓰지 말고 revert하세요)"),
     "validate_refuses_valid": ("validate.sh does not accept a valid Deployment, so no gate built on it can",
-                               "validate.sh が正しい Deployment を受け入れないため、それを使うゲートも受け入れられません",
-                               "validate.sh 가 올바른 Deployment 를 받아들이지 않으므로 "
-                               "그것을 쓰는 게이트도 받아들일 수 없습니다"),
+                               "validate.sh が正しい Deployment を受け入れないため、"
+                               "それを使うゲートも受け入れられません",
+                               "validate.sh가 올바른 Deployment를 받아들이지 않으므로 그것을 쓰는 게이트도 "
+                               "받아들일 수 없습니다"),
     "broken_commit_unknown": ("broken.json does not name a commit on bare main",
-                              "broken.json が bare の main のコミットを指していません",
-                              "broken.json 이 bare main 의 커밋을 가리키지 않습니다"),
+                              "broken.json がベアリポジトリの main のコミットを指していません",
+                              "broken.json이 베어 저장소 main의 커밋을 가리키지 않습니다"),
     "validate_accepts_typo": ("validate.sh accepts the misspelled field replica:, so no gate built on it refuses it",
-                              "validate.sh が誤字のフィールド replica: を受け入れるため、それを使うゲートも拒否できません",
-                              "validate.sh 가 오타 필드 replica: 를 받아들이므로 그것을 쓰는 게이트도 거부할 수 없습니다"),
+                              "validate.sh が誤字のフィールド replica: を受け入れるため、"
+                              "それを使うゲートも拒否できません",
+                              "validate.sh가 오타 필드 replica:를 받아들이므로 그것을 쓰는 게이트도 거부할 수 "
+                              "없습니다"),
     "bump_commit_unknown": ("no commit \"ci: web nginx:1.28-alpine\" on bare main",
-                            "bare の main にコミット「ci: web nginx:1.28-alpine」がありません",
-                            "bare main 에 커밋 \"ci: web nginx:1.28-alpine\" 가 없습니다"),
+                            "ベアリポジトリの main にコミット「ci: web nginx:1.28-alpine」がありません",
+                            "베어 저장소의 main에 \"ci: web nginx:1.28-alpine\" 커밋이 없습니다"),
     "probe_not_run": ("{script} was not run: {reason}",
                       "{script} は実行されませんでした: {reason}",
                       "{script} 스크립트가 실행되지 않았습니다: {reason}"),
