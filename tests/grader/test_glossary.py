@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from ansible.module_utils.labgrader import i18n
+from ansible.module_utils.labgrader import i18n, report
 from ansible.module_utils.labgrader.labs import LABS
 
 # term: (ja, ko, forbidden in ja, forbidden in ko); the forbidden entries are regular expressions.
@@ -46,7 +46,8 @@ LANGS = {"ja": 1, "ko": 2}
 
 
 def catalogue_texts():
-    """(where, lang, text) for every ja/ko text a learner or instructor reads from the labs."""
+    """(where, lang, text) for every ja/ko text a learner or instructor reads: the labs' catalogue and
+    the report's labels (short labels count as titles: no sentence ending is required of them)."""
     texts = []
     for kind, catalogue in (("message", i18n.MESSAGES), ("hint", i18n.HINTS)):
         for key, entry in catalogue.items():
@@ -55,6 +56,8 @@ def catalogue_texts():
         texts += [(f"{lab.id} title", lang, lab.title[lang]) for lang in LANGS]
         for step, titles in lab.step_titles.items():
             texts += [(f"{lab.id} step {step} title", lang, titles[lang]) for lang in LANGS]
+    for name, labels in (("report label", report.LABELS), ("learner text label", report.LEARNER_LABELS)):
+        texts += [(f"{name} {key} title", lang, text) for lang in LANGS for key, text in labels[lang].items()]
     return texts
 
 
