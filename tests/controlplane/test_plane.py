@@ -164,7 +164,7 @@ def test_8_dry_run_server_with_namespaced_token(plane: Plane):
             [
                 str(plane.bin_dir / "kubectl"),
                 "--server",
-                f"https://127.0.0.1:{api_port}",
+                server,
                 "--certificate-authority",
                 str(plane.root / "pki" / "ca.crt"),
                 "--token",
@@ -177,7 +177,8 @@ def test_8_dry_run_server_with_namespaced_token(plane: Plane):
             env={"KUBECONFIG": "/dev/null"},
         )
 
-    api_port = plane.kubeconfig.read_text().split("https://127.0.0.1:")[1].split()[0]
+    server = next(line.split("server:", 1)[1].strip() for line in plane.kubeconfig.read_text().splitlines()
+                  if line.strip().startswith("server:"))
     good = {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
