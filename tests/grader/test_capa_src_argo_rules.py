@@ -95,34 +95,24 @@ def test_template_restyled_renders_the_same_object(state):
     assert not_passing(state) == {}
 
 
-def test_template_with_the_value_only_in_a_comment_fails(state):
-    state.repo.tree["charts/web/templates/configmap.yaml"] = (
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-greeting\n"
-        "data:\n  greeting: chart-default  # was {{ .Values.greeting }}\n")
+@pytest.mark.parametrize(("path", "text", "check", "message"), [
+    # the value only in a comment: the regex on raw text passed it
+    ("configmap.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-greeting\n"
+                       "data:\n  greeting: chart-default  # was {{ .Values.greeting }}\n",
+     "template-configmap", "charts/web/templates/configmap.yaml does not render data.greeting from .Values.greeting"),
+    # the kind only in a comment
+    ("deployment.yaml", "# kind: Deployment\nkind: StatefulSet\nmetadata:\n  name: {{ .Release.Name }}-web\n",
+     "template-deployment", "no template in charts/web/templates renders Deployment {{ .Release.Name }}-web"),
+    # not YAML once rendered (an unclosed flow sequence)
+    ("configmap.yaml", "kind: ConfigMap\nmetadata:\n  name: [{{ .Release.Name }}-greeting\n",
+     "template-configmap", "no template renders ConfigMap {{ .Release.Name }}-greeting; not YAML once their actions "
+                           "are rendered: charts/web/templates/configmap.yaml"),
+])
+def test_template_judged_on_rendered_data_fails(state, path, text, check, message):
+    state.repo.tree[f"charts/web/templates/{path}"] = text
     failing = not_passing(state)
-    assert set(failing) == {"capa-src.1.template-configmap"}
-    assert failing["capa-src.1.template-configmap"]["message"] == (
-        "charts/web/templates/configmap.yaml does not render data.greeting from .Values.greeting")
-
-
-def test_template_kind_only_in_a_comment_is_missing(state):
-    state.repo.tree["charts/web/templates/deployment.yaml"] = (
-        "# kind: Deployment\nkind: StatefulSet\nmetadata:\n  name: {{ .Release.Name }}-web\n")
-    failing = not_passing(state)
-    assert set(failing) == {"capa-src.1.template-deployment"}
-    assert failing["capa-src.1.template-deployment"]["message"] == (
-        "no template in charts/web/templates renders Deployment {{ .Release.Name }}-web")
-
-
-def test_template_trim_marker_that_breaks_the_yaml_is_named(state):
-    # `{{-` eats the space after "name:", as helm would: "name:src-helm-greeting" is one plain scalar
-    state.repo.tree["charts/web/templates/configmap.yaml"] = (
-        "kind: ConfigMap\nmetadata:\n  name: [{{- .Release.Name }}-greeting\n")
-    failing = not_passing(state)
-    assert set(failing) == {"capa-src.1.template-configmap"}
-    assert failing["capa-src.1.template-configmap"]["message"] == (
-        "no template renders ConfigMap {{ .Release.Name }}-greeting; not YAML once their actions are rendered: "
-        "charts/web/templates/configmap.yaml")
+    assert set(failing) == {f"capa-src.1.{check}"}
+    assert failing[f"capa-src.1.{check}"]["message"] == message
 
 
 @pytest.mark.parametrize(("path", "text"), [
@@ -395,3 +385,9 @@ def test_tracking_method_argo_cd_does_not_know_means_annotation(state):
     assert failing["capa-src.3.tracking-method"]["message"] == (
         'the tracking method in force is Label; it writes {"tracking_annotation": '
         '"src-helm:/ConfigMap:src-helm/src-helm-greeting"}, you recorded {"tracking_annotation": null}')
+
+
+def test_template_actions_render_and_trim_as_text_template_does():
+    assert capa_src.render_template('a: {{- " " }}{{ .Values.b | quote }}\n  {{- /* c */}}\nn: {{ .Release.Name }}\n'
+                                    "{{ if .Values.x }}r: {{ .Values.r }}{{ end }}\n") == (
+        'a: "HELMVALUES.b"\nn: src-helm\nr: HELMVALUES.r\n')
