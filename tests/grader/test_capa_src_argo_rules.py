@@ -391,3 +391,34 @@ def test_template_actions_render_and_trim_as_text_template_does():
     assert capa_src.render_template('a: {{- " " }}{{ .Values.b | quote }}\n  {{- /* c */}}\nn: {{ .Release.Name }}\n'
                                     "{{ if .Values.x }}r: {{ .Values.r }}{{ end }}\n") == (
         'a: "HELMVALUES.b"\nn: src-helm\nr: HELMVALUES.r\n')
+
+
+def retries_exhausted_fix_not_yet_started(state):
+    """The failed revision's operation ended Failed; status.sync.revision already shows the fix."""
+    failed_sha = state.files["failed-hook.json"].data["commit"]
+    app = operation_on(state, failed_sha, "Failed", retryCount=5,
+                       message="one or more synchronization tasks completed unsuccessfully (retried 5 times).")
+    app["status"]["operationState"]["syncResult"]["revision"] = failed_sha
+    app["status"]["sync"]["status"] = "OutOfSync"
+    state.cluster.find("waves_configmaps", "settings")["data"]["mode"] = "blue"
+    return app
+
+
+def test_auto_sync_about_to_start_the_fix_is_pending(state):
+    retries_exhausted_fix_not_yet_started(state)
+    failing = not_passing(state)
+    assert {k: c["status"] for k, c in failing.items()} == {
+        "capa-src.6.live-revision": "PENDING", "capa-src.6.live-operation": "PENDING",
+        "capa-src.6.live-mode-green": "PENDING"}
+    assert failing["capa-src.6.live-operation"]["message"] == (
+        f"Application src-waves status is about to change: Application src-waves is OutOfSync at "
+        f"{state.repo.head[:7]} after an operation Failed, and automated sync starts that revision next; graded as seen")
+    assert all("terminate-op" not in c["hint"] for c in failing.values())
+
+
+def test_without_automated_sync_nothing_will_start_the_fix(state):
+    app = retries_exhausted_fix_not_yet_started(state)
+    del app["spec"]["syncPolicy"]["automated"]
+    statuses = {k: c["status"] for k, c in not_passing(state).items() if k.startswith("capa-src.6.live")}
+    assert statuses == {"capa-src.6.live-revision": "FAIL", "capa-src.6.live-operation": "FAIL",
+                        "capa-src.6.live-mode-green": "FAIL"}

@@ -230,6 +230,12 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                             "のオペレーションを実行中です({phase})。現在の状態で採点しました",
                             "{what}: 곧 바뀝니다. {name} Application이 {sha} 커밋의 오퍼레이션을 실행 중입니다 "
                             "({phase}). 현재 상태로 채점했습니다"),
+    "auto_sync_due": ("{what} is about to change: Application {name} is OutOfSync at {sha} after an operation "
+                      "{phase}, and automated sync starts that revision next; graded as seen",
+                      "{what} はこれから変わる: Application {name} は処理が {phase} で終わり {sha} で OutOfSync。"
+                      "自動同期が次にその revision を同期する。見えた状態で採点した",
+                      "{what} 는 곧 바뀝니다: Application {name} 는 작업이 {phase} 로 끝났고 {sha} 에서 OutOfSync 입니다. "
+                      "자동 동기화가 다음에 그 revision 을 동기화합니다. 본 상태로 채점했습니다"),
     "fix_commit_ok": ("commit {sha} restores the migrate command and keeps mode green",
                       "コミット {sha} は migrate のコマンドを戻し、mode は green のままです",
                       "{sha} 커밋이 migrate 명령을 되돌리고 mode는 green으로 유지합니다"),
@@ -1433,8 +1439,9 @@ def operation_state(state, app):
     """How src-waves' operation stands, from the cluster alone: "retrying" when it still runs on
     the failed commit (auto-sync retries that revision and a new commit waits: controller/
     appcontroller.go autoSync does not start a new sync while an operation runs), "in_flight" while
-    any other operation runs or is being terminated (Argo CD is about to change the live objects),
-    else None."""
+    any other operation runs or is being terminated, "sync_due" when auto-sync is about to start
+    a new revision after a failed one (Argo CD is about to change the live objects), else None.
+    Returns (how, failed commit or None, the revision being or about to be applied)."""
     failed_sha, _ = failed_commit(state)
     phase = dig(app, "status", "operationState", "phase")
     revision = dig(app, "status", "operationState", "operation", "sync", "revision")
@@ -1442,6 +1449,14 @@ def operation_state(state, app):
         return "retrying", failed_sha, revision
     if phase in ("Running", "Terminating"):
         return "in_flight", failed_sha, revision
+    # After a Failed/Error operation, auto-sync starts the desired revision at once when it differs
+    # from the last attempted one (controller/appcontroller.go autoSync, alreadyAttemptedSync; observed
+    # after terminate-op and after exhausted retries, docs/argocd-observations.md tests 5 and 5b).
+    desired = dig(app, "status", "sync", "revision")
+    last = dig(app, "status", "operationState", "syncResult", "revision")
+    if phase in ("Failed", "Error") and automated_enabled(app) and dig(app, "status", "sync", "status") == "OutOfSync" \
+            and isinstance(desired, str) and isinstance(last, str) and desired != last:
+        return "sync_due", failed_sha, desired
     return None, failed_sha, revision
 
 
@@ -1470,16 +1485,17 @@ def waves_live_revision(state):
     if all(isinstance(rev, str) and rev in state.repo.commits and state.repo.is_ancestor(anchor, rev)
            for rev in found.values()):
         return passed("revisions_synced", expected=expected, found=found, sha=anchor[:7])
-    if how == "in_flight":
-        return operation_pending(app, expected, found, revision, f"Application {WAVES_APP} revisions")
+    if how in ("in_flight", "sync_due"):
+        return operation_pending(app, how, expected, found, revision, f"Application {WAVES_APP} revisions")
     return failed("revisions_behind", expected=expected, found=found, sha=anchor[:7])
 
 
-def operation_pending(app, expected, found, revision, what):
-    """PENDING while an operation Argo CD runs is about to change what was checked."""
+def operation_pending(app, how, expected, found, revision, what):
+    """PENDING while an operation Argo CD runs, or the auto-sync it is about to start, will change
+    what was checked."""
     phase = dig(app, "status", "operationState", "phase")
-    return pending("operation_in_flight", expected=expected, found=found, what=what, name=WAVES_APP, phase=phase,
-                   sha=(revision or "?")[:7], hint="operation_in_flight")
+    return pending("operation_in_flight" if how == "in_flight" else "auto_sync_due", expected=expected, found=found,
+                   what=what, name=WAVES_APP, phase=phase, sha=(revision or "?")[:7], hint="operation_in_flight")
 
 
 @lab.check(6, "live-operation", hint="sync_revisions")
@@ -1496,8 +1512,8 @@ def waves_live_operation(state):
     if how == "retrying":
         return failed("retrying_failed_revision", expected=expected, found=found, sha=failed_sha[:7], phase=phase,
                       hint="retry_blocks_new_commits")
-    if how == "in_flight":
-        return operation_pending(app, expected, found, revision, f"Application {WAVES_APP} status")
+    if how in ("in_flight", "sync_due"):
+        return operation_pending(app, how, expected, found, revision, f"Application {WAVES_APP} status")
     return failed("live_values_mismatch", expected=expected, found=found, what=f"Application {WAVES_APP}")
 
 
@@ -1514,9 +1530,9 @@ def waves_live_mode(state):
     how, _, revision = operation_state(state, app) if app else (None, None, None)
     if how == "retrying":
         return failed("value_mismatch", expected="green", found=mode, what=what, hint="retry_blocks_new_commits")
-    target = state.repo.history.get(revision, {}) if how == "in_flight" and state.repo.ok else {}
+    target = state.repo.history.get(revision, {}) if how in ("in_flight", "sync_due") and state.repo.ok else {}
     if yaml_mode(target.get("waves/config.yaml")) == "green":
-        return operation_pending(app, "green", mode, revision, what)
+        return operation_pending(app, how, "green", mode, revision, what)
     return failed("value_mismatch", expected="green", found=mode, what=what)
 
 
