@@ -70,3 +70,29 @@ def test_recorded_state_after_terminate_op_passes(state):
     results = judge(with_live_waves(state, app, failed_sha, app["status"]["sync"]["revision"]))
     for check_id in ("capa-src.6.live-revision", "capa-src.6.live-operation"):
         assert results[check_id]["status"] == "PASS", results[check_id]["message"]
+
+
+def test_history_records_the_start_time_that_names_the_hook():
+    """waves-hook-job ties a hook name to status.history: deployStartedAt is the operation's
+    startedAt, the time in the hook's name (recorded, not assumed)."""
+    app = recorded("t5-application-src-waves-fixed.json")
+    started = {(h["revision"][:7], unix(h["deployStartedAt"])) for h in app["status"]["history"]}
+    hooks = [r["name"] for r in app["status"]["operationState"]["syncResult"]["resources"] if r.get("hookType")]
+    (job,) = recorded("t4-hook-jobs.json")
+    for name in [*hooks, job["metadata"]["name"]]:
+        match = capa_src.HOOK_JOB_NAME.match(name)
+        assert (match.group(1), int(match.group(2))) in started
+
+
+def test_recorded_retrying_operation_proves_phase_running(state):
+    app = recorded("t5-application-src-waves-retrying.json")
+    failed_sha = app["status"]["operationState"]["operation"]["sync"]["revision"]
+    state = with_live_waves(state, app, failed_sha, app["status"]["sync"]["revision"])
+    state.files["failed-hook.json"].data = {**state.files["failed-hook.json"].data, "phase": "Running"}
+    sha7 = state.files["failed-hook.json"].data["commit"][:7]
+    # retries delete the failed Job every other attempt: the proof is the recorded retryCount
+    jobs = state.cluster.snapshot.reads["waves_jobs"]
+    jobs[:] = [j for j in jobs if not j["metadata"]["name"].startswith(f"migrate-{sha7}-")]
+    check = judge(state)["capa-src.6.failed-phase"]
+    assert (check["status"], check["message"]) == (
+        "PASS", f"failed-hook.json phase Running: the operation had already failed (operation of {sha7} retried 3 times)")
