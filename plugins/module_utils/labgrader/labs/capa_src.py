@@ -232,10 +232,10 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                             "({phase}). 현재 상태로 채점했습니다"),
     "auto_sync_due": ("{what} is about to change: Application {name} is OutOfSync at {sha} after an operation "
                       "{phase}, and automated sync starts that revision next; graded as seen",
-                      "{what} はこれから変わります。Application {name} はオペレーションが {phase} で終わり、"
-                      "{sha} で OutOfSync です。自動同期が次にこのリビジョンを同期します。現在の状態で採点しました",
-                      "{what}: 곧 바뀝니다. {name} Application은 오퍼레이션이 {phase} 로 끝났고 {sha} 커밋에서 "
-                      "OutOfSync입니다. 자동 동기화가 다음에 이 리비전을 동기화합니다. 현재 상태로 채점했습니다"),
+                      "{what} はこれから変わります。Application {name} のオペレーションは終了しました({phase})。"
+                      "自動同期が次に同期する OutOfSync のリビジョン: {sha}。現在の状態で採点しました",
+                      "{what}: 곧 바뀝니다. {name} Application의 오퍼레이션이 끝났습니다({phase}). "
+                      "자동 동기화가 다음에 동기화할 OutOfSync 리비전: {sha}. 현재 상태로 채점했습니다"),
     "fix_commit_ok": ("commit {sha} restores the migrate command and keeps mode green",
                       "コミット {sha} は migrate のコマンドを戻し、mode は green のままです",
                       "{sha} 커밋이 migrate 명령을 되돌리고 mode는 green으로 유지합니다"),
