@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,8 @@ from ansible.module_utils.labgrader.collect import Site, collector
 from ansible.module_utils.labgrader.grading import grade
 from ansible.module_utils.labgrader.labs import LABS
 from cgoa_solver import solve, web_yaml
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.controlplane
 LAB = LABS["cgoa-ci"]
@@ -273,3 +277,30 @@ def test_each_mistake_flips_exactly_its_checks(plane, learner, name):
     assert sorted(flipped) == sorted(expected)
     for check_id, start in expected.items():
         assert flipped[check_id].startswith(start), (check_id, flipped[check_id])
+
+
+def reset(plane, learner, tmp_path, *extra):
+    inventory = tmp_path / "inventory.yml"
+    inventory.write_text(json.dumps({"learners": {"hosts": {"learner": {
+        "ansible_connection": "local", "ansible_python_interpreter": sys.executable,
+        "lab_kubectl": [str(plane.bin_dir / "kubectl")], "lab_admin_kubeconfig": str(plane.kubeconfig),
+        "lab_workspace_root": str(learner.root / "root"), "lab_bare_root": str(plane.bare_root)}}}}))
+    return subprocess.run([str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory),
+                           "playbooks/reset.yml", *extra], cwd=REPO_ROOT, capture_output=True, text=True, timeout=600)
+
+
+def test_reset_refuses_without_confirmation(plane, learner, tmp_path):
+    result = reset(plane, learner, tmp_path, "-e", "reset_lab=cgoa-ci")
+    assert result.returncode != 0
+    assert "Name the lab twice: -e reset_lab=<lab id> -e reset_confirm=<lab id>" in result.stdout
+    assert learner.bare.exists() and plane.get("applications.argoproj.io", "ci-web", "argocd", missing_ok=True)
+
+
+def test_reset_brings_back_the_first_picture(plane, learner, tmp_path):
+    """Last in this module: the learner starts over; grading sees nothing done, nothing ERROR."""
+    result = reset(plane, learner, tmp_path, "-e", "reset_lab=cgoa-ci", "-e", "reset_confirm=cgoa-ci")
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert not learner.bare.exists() and not learner.workspace.exists()
+    assert plane.get("applications.argoproj.io", "ci-web", "argocd", missing_ok=True) is None
+    _, checks = grade_learner(plane, learner)
+    assert {c["status"] for c in checks.values()} == {"FAIL"}

@@ -110,20 +110,30 @@ class Check:
         self.hint = hint
 
 
+class Owned:
+    """What a learner creates in the cluster for a lab, besides the workspace and the bare repo:
+    playbooks/reset.yml removes exactly this to let the learner start over."""
+
+    def __init__(self, applications=(), namespaces=()):
+        self.applications = tuple(applications)
+        self.namespaces = tuple(namespaces)
+
+
 class Lab:
-    """One lab: its id, title, step titles, declared reads, messages and checks.
+    """One lab: its id, title, step titles, declared reads, messages and checks, and what it owns.
 
     `reads` is a collect.Reads. `messages` and `hints` are {key: (en, ja, ko)}; they join the
     shared catalogue of i18n when the lab is registered (labs/__init__.py).
     """
 
-    def __init__(self, lab_id, title, step_titles, reads, messages=None, hints=None):
+    def __init__(self, lab_id, title, step_titles, reads, messages=None, hints=None, owns=None):
         self.id = lab_id
         self.title = title  # {lang: text}
         self.step_titles = step_titles  # {step: {lang: title}}
         self.reads = reads
         self.messages = messages or {}
         self.hints = hints or {}
+        self.owns = owns or Owned()
         self.checks = []
 
     def check(self, step, name, hint=None):

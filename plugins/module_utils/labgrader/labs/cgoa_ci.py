@@ -47,7 +47,7 @@ from ansible.module_utils.labgrader.checks.probes import (
 )
 from ansible.module_utils.labgrader.collect import Reads, Repo, load_kubeconfig_data
 from ansible.module_utils.labgrader.facts import containers, dig, is_integer, typed_field
-from ansible.module_utils.labgrader.grading import Lab
+from ansible.module_utils.labgrader.grading import Lab, Owned
 from ansible.module_utils.labgrader.kubestate import ClusterError
 from ansible.module_utils.labgrader.result import errored, failed, passed, pending
 
@@ -517,6 +517,7 @@ lab = Lab(
           api=cluster_reads, reviews=reviews, probes=run_probes),
     MESSAGES,
     HINTS,
+    Owned(applications=(APP,), namespaces=(PROD_NS, DRYRUN_NS, CI_NS)),
 )
 
 

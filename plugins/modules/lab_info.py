@@ -1,0 +1,94 @@
+#!/usr/bin/python
+"""What a lab puts on a learner VM, from the lab's own object: for reset.yml and other tooling."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: lab_info
+short_description: Where a lab lives on a learner VM (workspace, bare repository, Applications, namespaces)
+description:
+  - Returns, from the lab's object in the registry, the learner's workspace folder, the lab's bare
+    repository, the Argo CD Applications and the namespaces the lab creates. Reads nothing and
+    changes nothing; C(playbooks/reset.yml) uses it to remove one lab's state.
+version_added: "1.0.0"
+author: Lab grader team
+options:
+  lab:
+    description: The lab id (an unknown id fails with the known ones and a "did you mean").
+    type: str
+    required: true
+  workspace_root:
+    description: The folder holding the learner's lab workspaces.
+    type: path
+    default: /root
+  bare_root:
+    description: The folder holding the bare repositories served by gitd.
+    type: path
+    default: /srv/bare
+attributes:
+  check_mode:
+    support: full
+    description: Nothing is read or changed.
+  diff_mode:
+    support: none
+"""
+
+EXAMPLES = r"""
+- name: Where cgoa-ci lives
+  lab_info:
+    lab: cgoa-ci
+  register: lab
+"""
+
+RETURN = r"""
+workspace:
+  description: The learner's workspace folder of the lab.
+  returned: always
+  type: str
+  sample: /root/cgoa-ci
+bare_repo:
+  description: The lab's bare repository, or null when the lab has none.
+  returned: always
+  type: str
+  sample: /srv/bare/ci.git
+applications:
+  description: The Argo CD Applications the lab creates (in the Argo CD namespace).
+  returned: always
+  type: list
+  elements: str
+  sample: [ci-web]
+namespaces:
+  description: The namespaces the lab creates.
+  returned: always
+  type: list
+  elements: str
+  sample: [ci-web, ci-dryrun, ci]
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.labgrader.collect import Site
+from ansible.module_utils.labgrader.labs import LABS
+from ansible.module_utils.labgrader.settings import unknown_lab_message
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec={
+            "lab": {"type": "str", "required": True},
+            "workspace_root": {"type": "path", "default": "/root"},
+            "bare_root": {"type": "path", "default": "/srv/bare"},
+        },
+        supports_check_mode=True,
+    )
+    lab = LABS.get(module.params["lab"])
+    if lab is None:
+        module.fail_json(msg=unknown_lab_message([module.params["lab"]]), changed=False)
+    site = Site(bare_root=module.params["bare_root"], workspace_root=module.params["workspace_root"])
+    module.exit_json(changed=False, workspace=site.workspace(lab),
+                     bare_repo=site.bare_path(lab.reads.repo.name) if lab.reads.repo else None,
+                     applications=list(lab.owns.applications), namespaces=list(lab.owns.namespaces))
+
+
+if __name__ == "__main__":
+    main()
