@@ -1,7 +1,7 @@
 """cgoa-ci judged on the world recorded from the real control plane (fixtures/worlds/cgoa-ci/
 golden.yaml): every check passes; each mistake, applied to a copy of that state, fails exactly
 its checks with the message asserted. The probes themselves run for real in
-tests/controlplane/test_cgoa_ci.py; here their recorded results are replayed."""
+tests/controlplane/test_cgoa_ci_plane.py; here their recorded results are replayed."""
 
 from __future__ import annotations
 
@@ -36,12 +36,12 @@ def failing(state):
     return {cid: c["message"] for cid, c in grade(state).items() if c["status"] != "PASS"}
 
 
-def test_golden_passes_every_check_with_sixteen_requests(golden_cgoa):
+def test_golden_passes_every_check_with_fifteen_requests(golden_cgoa):
     results = grade(copy.deepcopy(golden_cgoa))
     assert {c["status"] for c in results.values()} == {"PASS"}
     assert len(results) == 48
     assert Counter(c.step for c in LAB.checks) == {1: 5, 2: 7, 3: 9, 4: 8, 5: 5, 6: 4, 7: 4, 8: 6}
-    assert golden_cgoa.cluster.requests == 16
+    assert golden_cgoa.cluster.requests == 15
 
 
 def test_nothing_done_fails_every_check_and_errors_none(fake_api):
