@@ -62,7 +62,7 @@ def test_garbage_files_are_failures_with_reasons(fake_api):
 
 
 def test_mid_sync_is_pending_after_the_bounded_wait(fake_api):
-    result = grade_world(fake_api, "mid-sync.yaml", settle=1.5)
+    result = grade_world(fake_api, "mid-sync.yaml", settle=4)
     assert result["collected"]["attempts"] >= 2
     pending = {cid for cid, c in checks(result).items() if c["status"] == "PENDING"}
     assert "capa-src.6.live-operation" in pending

@@ -56,7 +56,7 @@ from ansible.module_utils.labgrader.facts import (
     tracking_id,
     typed_field,
 )
-from ansible.module_utils.labgrader.grading import Lab
+from ansible.module_utils.labgrader.grading import Lab, Owned
 from ansible.module_utils.labgrader.result import errored, failed, passed, pending
 from ansible.module_utils.labgrader.workspace import parse_yaml_text
 
@@ -400,6 +400,7 @@ lab = Lab(
           clone="repo", api=cluster_reads),
     MESSAGES,
     HINTS,
+    Owned(applications=(HELM_APP, KUST_APP, WAVES_APP), namespaces=(HELM_APP, KUST_APP, WAVES_APP)),
 )
 
 
