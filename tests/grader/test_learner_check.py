@@ -1,0 +1,219 @@
+"""`lab check [LAB] [STEP]` (labgrader/learner_check.py): the learner's own check on fixture
+worlds, in their language, one line per step with the details of the step they are on; and the
+command the grader_runtime role installs, run as the learner runs it, changes nothing."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+from ansible.module_utils.labgrader import learner_check
+
+from tests.conftest import REPO_ROOT
+from tests.grader.test_readonly import (
+    REVIEW_PATHS,
+    api_path,
+    assert_nothing_left,
+    point_kubeconfig_at,
+    recording_server,
+    tree_digest,
+)
+
+
+def write_config(host, where, labs=("capa-src",), lang="en", replay=True):
+    """The settings provisioning writes (roles/grader_runtime/templates/lab-check.json.j2), for a
+    fixture host; its recorded probes are replayed unless `replay` is false."""
+    config = {"labs": list(labs), "lang": lang, "kubeconfig": str(host / "kubeconfig"),
+              "k3s_kubeconfig": str(host / "kubeconfig"), "bare_root": str(host / "srv" / "bare"),
+              "workspace_root": str(host / "root"), "settle_timeout": 0}
+    if replay and (host / "probes.json").exists():
+        config["probe_replay"] = str(host / "probes.json")
+    path = where / "lab-check.json"
+    path.write_text(json.dumps(config))
+    return path
+
+
+def lab_check(config, *args, environ=None):
+    out = io.StringIO()
+    code = learner_check.run(["check", *args, "--config", str(config)], environ or {}, out)
+    return code, out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def half_done(fake_api):
+    return fake_api.world("capa-src/half-done.yaml")
+
+
+HALF_DONE_JA = """\
+capa-src  Argo CD のソース: Helm・Kustomize・ウェーブ・フック  25/56
+✓ ステップ 1: チャートを Git に置き Application で指す
+✓ ステップ 2: どの Helm の値が優先されるか
+✓ ステップ 3: Helm リリースはなく追跡の目印だけ
+✓ ステップ 4: イメージは Git ではなく Application から
+✗ ステップ 5: 同期ウェーブと PreSync フック
+    ✗ ベアリポジトリの main の waves/ に ConfigMap settings がありません
+      ヒント: 同じフェーズの中では、Argo CD は小さいウェーブから適用し、ウェーブが Healthy になるまで次のウェーブに進みません。\
+時刻は実際のオブジェクトの creationTimestamp から記録してください。
+    ✗ ベアリポジトリの main の waves/ に Deployment app がありません
+    ✗ ベアリポジトリの main の waves/ に Job smoke がありません
+    ✗ ベアリポジトリの main に waves/migrate.yaml がありません
+      ヒント: generateName のフックの名前は generateName + <コミットの 7 桁>-presync-<開始 Unix 時刻> です。\
+自分のコミットで実行された Job の名前を写してください。
+    ✗ {host}/root/capa-src/app-src-waves.yaml がありません
+      ヒント: Application のファイルを確認してください: repoURL、targetRevision main、path、宛先ネームスペース、\
+syncPolicy.automated、CreateNamespace=true。
+    ✗ Application src-waves が argocd ネームスペースにありません
+      ヒント: `kubectl apply -n argocd -f <ファイル>` で適用し、`kubectl -n argocd get app <名前> -o yaml` \
+の出力と比べてください。
+    ✗ {host}/root/capa-src/waves.json がありません (×4)
+      ヒント: 証拠ファイルは、ステップが求めるキーを持つ JSON オブジェクトとしてワークスペースに書いてください。
+    ✗ src-waves ネームスペースにまだありません: ConfigMap settings, Deployment app, Job smoke
+✗ ステップ 6: 失敗したフックが同期を止める
+✗ ステップ 7: selfHeal は手動で増やしたレプリカを戻さない
+✗ ステップ 8: 誰がそれぞれの値を決めたか
+ほかのステップの詳細: lab check <ステップ>
+"""
+
+
+def test_a_half_done_learner_sees_each_step_and_the_details_of_the_step_they_are_on(half_done, tmp_path):
+    code, out = lab_check(write_config(half_done, tmp_path, lang="ja"))
+    assert code == 1
+    assert out == HALF_DONE_JA.format(host=half_done)
+
+
+def test_one_step(half_done, tmp_path):
+    config = write_config(half_done, tmp_path, lang="ko")
+    assert lab_check(config, "3") == (0, "capa-src  Argo CD 소스: Helm, Kustomize, 웨이브, 훅  25/56\n"
+                                         "✓ 단계 3: Helm 릴리스 없이 추적 표시만\n")
+    code, out = lab_check(config, "6")
+    lines = out.splitlines()
+    assert code == 1 and lines[1] == "✗ 단계 6: 실패한 훅이 동기화를 막는다"
+    assert all(line.startswith("    ") for line in lines[2:]) and len(lines) > 2
+    assert "lab check <" not in out  # the step asked for is shown whole
+
+
+def test_the_language_is_the_option_then_lab_lang_then_the_vms(half_done, tmp_path):
+    config = write_config(half_done, tmp_path, lang="ja")
+    assert "✓ ステップ 3:" in lab_check(config, "3")[1]
+    assert "✓ 단계 3:" in lab_check(config, "3", environ={"LAB_LANG": "ko"})[1]
+    assert "✓ Step 3:" in lab_check(config, "3", "--lang", "en", environ={"LAB_LANG": "ko"})[1]
+    assert "✓ ステップ 3:" in lab_check(config, "3", environ={"LAB_LANG": "fr"})[1]  # not a language: ignored
+
+
+def test_both_labs_done(fake_api, tmp_path):
+    host = fake_api.world("demo/both-golden.yaml")
+    code, out = lab_check(write_config(host, tmp_path, labs=("capa-src", "cgoa-ci")))
+    assert code == 0
+    blocks = out.split("\n\n")
+    assert [b.splitlines()[0] for b in blocks] == [
+        "capa-src  Argo CD sources: Helm, Kustomize, waves and hooks  56/56",
+        "cgoa-ci  CI validates, git gates, Argo CD deploys  48/48"]
+    assert all(line.startswith("✓ Step ") for b in blocks for line in b.splitlines()[1:])
+
+
+def test_a_lab_and_a_step_in_either_order(fake_api, tmp_path):
+    host = fake_api.world("demo/both-mistakes.yaml")  # cgoa-ci's client dry-run mistake
+    config = write_config(host, tmp_path, labs=("capa-src", "cgoa-ci"))
+    code, out = lab_check(config, "4", "cgoa-ci")
+    lines = out.splitlines()
+    assert code == 1 and lines[:3] == [
+        "cgoa-ci  CI validates, git gates, Argo CD deploys  42/48",
+        "✗ Step 4: validate.sh rejects what the API server rejects",
+        f"    ✗ {host}/root/cgoa-ci/validate.sh must use --dry-run=server (not client)"]
+    assert lines[-1].startswith("    ✗ validate.sh rejects a folder with one good and one bad manifest, but exited with code 0")
+    assert lab_check(config, "cgoa-ci", "4") == (code, out)
+
+
+@pytest.mark.parametrize("targets, message", [
+    (["9"], "capa-src has no step 9 (steps 1 to 8)"),
+    (["capa-sr"], "capa-sr is neither a step number nor a lab (capa-src)"),
+    (["cgoa-ci"], "this VM is not set up for cgoa-ci (labs here: capa-src)"),
+    (["3", "4"], "4 is neither a step number nor a lab (capa-src)"),
+])
+def test_a_wrong_target_says_what_is_there(half_done, tmp_path, targets, message):
+    code, out = lab_check(write_config(half_done, tmp_path), *targets)
+    assert (code, out) == (2, message + "\nusage: lab check [LAB] [STEP] [--lang en|ja|ko]\n")
+
+
+def test_a_broken_settings_file_is_a_clear_message(tmp_path):
+    config = tmp_path / "lab-check.json"
+    config.write_text('{"labs": ["capa-src"], "token": "x"}')
+    code, out = lab_check(config, environ={"LAB_LANG": "ja"})
+    assert (code, out.splitlines()[0]) == (2, f"設定ファイル {config} を使えません: unknown settings token")
+
+
+def test_a_broken_vm_is_not_the_learners_failure(fake_api, tmp_path):
+    host = fake_api.world("capa-src/broken-cluster.yaml")
+    code, out = lab_check(write_config(host, tmp_path, lang="ja"))
+    assert code == 1
+    assert out.startswith("! 採点できませんでした（受講者の失敗ではありません）: 環境の異常: unreachable: ")
+    assert len(out.splitlines()) == 1
+
+
+# ---------------------------------------------------------------- the installed command
+
+
+def install(vm_root, host):
+    """roles/grader_runtime's learner_check.yml run by ansible-playbook into `vm_root` (lab_root),
+    with the project's venv standing in for the grader's; returns the play's recap line."""
+    playbook = vm_root.parent / "install-lab-check.yml"
+    playbook.write_text("- hosts: localhost\n  connection: local\n  gather_facts: false\n  tasks:\n"
+                        "    - ansible.builtin.import_role: {name: grader_runtime, tasks_from: learner_check.yml}\n")
+    # A snapshot of the library, so that an edit of the working tree during the test changes nothing.
+    sources = vm_root.parent / "labgrader"
+    if not sources.exists():
+        shutil.copytree(REPO_ROOT / "plugins/module_utils/labgrader", sources,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    extra = {"lab_root": str(vm_root), "grader_runtime_learner_sources": str(sources),
+             "grader_runtime_venv": os.path.dirname(os.path.dirname(sys.executable)),
+             "grader_runtime_admin_kubeconfig": str(host / "kubeconfig"), "lab_enrolled": ["capa-src", "cgoa-ci"],
+             "lab_lang": "ja", "lab_bare_root": str(host / "srv" / "bare"), "lab_workspace_root": str(host / "root"),
+             "ansible_python_interpreter": sys.executable}
+    ansible = os.path.join(os.path.dirname(sys.executable), "ansible-playbook")
+    result = subprocess.run([ansible, "-i", "localhost,", str(playbook), "-e", json.dumps(extra)], cwd=REPO_ROOT,
+                            env={**os.environ, "ANSIBLE_ROLES_PATH": str(REPO_ROOT / "roles"), "ANSIBLE_NOCOLOR": "1"},
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return next(line for line in result.stdout.splitlines() if line.startswith("localhost"))
+
+
+def test_the_installed_lab_command_is_read_only(fake_api, tmp_path):
+    host = fake_api.world("demo/both-mistakes.yaml")
+    (host / "probes.json").unlink()  # cgoa-ci's probes run for real: the learner's scripts on copies
+    vm_root = tmp_path / "vm"
+    vm_root.mkdir()
+    assert "failed=0" in install(vm_root, host)
+    assert "changed=0" in install(vm_root, host)  # a second provisioning run changes nothing
+    server, seen = recording_server(fake_api.root)
+    private = tmp_path / "private"
+    (private / "home").mkdir(parents=True)
+    (private / "tmp").mkdir()
+    try:
+        point_kubeconfig_at(host, server)
+        before, installed = tree_digest(host), tree_digest(vm_root)
+        # What a learner's shell may hold changes nothing: a PYTHONPATH or a current directory with
+        # a package named ansible, a KUBECONFIG naming another cluster identity.
+        decoy = tmp_path / "decoy"
+        (decoy / "ansible").mkdir(parents=True)
+        (decoy / "ansible" / "__init__.py").write_text("raise ImportError('the decoy was imported')\n")
+        env = {"PATH": os.environ["PATH"], "HOME": str(private / "home"), "TMPDIR": str(private / "tmp"),
+               "PYTHONPATH": str(decoy), "KUBECONFIG": str(decoy / "no-such-kubeconfig"), "LAB_LANG": "ja"}
+        result = subprocess.run([str(vm_root / "usr/local/bin/lab"), "check"], env=env, cwd=decoy,
+                                capture_output=True, text=True, timeout=300)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.startswith("capa-src  Argo CD のソース: Helm・Kustomize・ウェーブ・フック  ")
+    assert "\n\ncgoa-ci  CI が検証し、Git が守り、Argo CD がデプロイする  " in result.stdout
+    after = tree_digest(host)
+    assert {k for k in set(before) | set(after) if before.get(k) != after.get(k)} <= {"requests.log"}
+    assert tree_digest(vm_root) == installed  # not even a .pyc next to the installed library
+    assert seen and all(method == "GET" or (method == "POST" and api_path(path).startswith(REVIEW_PATHS))
+                        for method, path in seen), seen
+    assert_nothing_left(private)
