@@ -44,7 +44,7 @@ def test_a_hostile_validate_sh_is_a_bounded_fail(fake_api, behaviour):
     before = refs_and_objects(host / "srv" / "bare" / "ci.git")
     started = time.monotonic()
     checks = grade_with(host, 6)
-    assert time.monotonic() - started < 45  # a 6 s deadline; the scripts would run 600 s
+    assert time.monotonic() - started < 120  # a 6 s deadline; the scripts would run 600 s (slack for a loaded CI)
     valid = checks["cgoa-ci.4.validate-accepts-valid"]
     if behaviour == "reads stdin":  # stdin is closed: cat ends at once; it just validates nothing
         assert (valid["status"], valid["message"]) == ("PASS", "validate.sh accepts a valid Deployment: exit code 0")
@@ -58,7 +58,7 @@ def test_a_hostile_validate_sh_is_a_bounded_fail(fake_api, behaviour):
     assert no_process_left("lab-probe-flood|sleep 600")
 
 
-def no_process_left(pattern, seconds=3.0):
+def no_process_left(pattern, seconds=10.0):
     """True once no process matches (a killed group may take a moment to be reaped)."""
     deadline = time.monotonic() + seconds
     while True:
