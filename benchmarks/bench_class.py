@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks"
 PYTHON = ROOT / ".venv" / "bin" / "python"
 WORLDS = ROOT / "fixtures" / "worlds"
-# Worlds that are not a learner's work: the class list, and the dead-cluster world (the fault
-# run makes its own unhealthy hosts).
+# Not a learner's world: the class list. Worlds with a dead or faulty cluster are left out by
+# learner_worlds (the fault run makes its own unhealthy VMs).
 NOT_LEARNER_WORLDS = {"class.yaml"}
 LAB_MODULES = ROOT / "plugins" / "module_utils" / "labgrader" / "labs"
 BASELINE_PLAYBOOK = BENCH / "baseline-capa-src.yml"
