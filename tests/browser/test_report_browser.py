@@ -18,7 +18,7 @@ from report_sample import NOW, earlier_run, synthetic_class
 CHROMIUM = find_chromium()
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None,
-    reason="no Chromium (chromium, chromium-browser or $CHROMIUM); tests/browser/ensure-chromium installs Debian's")
+    reason="no Chromium (chromium, chromium-browser or $CHROMIUM); scripts/ensure-test-packages installs Debian's")
 EARLIER = NOW - datetime.timedelta(days=1)
 WIDTH, HEIGHT = 1280, 900
 CLASSES = {8: {"error_every": 7, "lab_error_every": 5}, 200: {}}
