@@ -116,8 +116,9 @@ def test_japanese_is_polite_throughout():
 
 def test_every_japanese_message_and_hint_has_a_polite_ending():
     polite = re.compile(r"(?:です|ます|ました|ません|でした|ください)")
+    # `phrase_*` entries are pieces of a sentence (what a probe checks), not sentences.
     terse = [(where, text) for where, lang, text in TEXTS if lang == "ja" and "title" not in where
-             and not polite.search(text)]
+             and "phrase_" not in where and not polite.search(text)]
     assert terse == []
 
 

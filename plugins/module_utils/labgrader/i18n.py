@@ -249,6 +249,12 @@ def message(key, params, lang):
     if key == "blocked_by":
         reason = params.get("reason")
         values["reason_text"] = message(reason, params, lang) if reason in MESSAGES else _text(reason)
+    # A parameter `<name>_key` naming a catalogue entry (a `phrase_*` one: a piece of a sentence
+    # such as what a probe checked) fills {<name>} in the learner's language, instead of English
+    # prose inside ja/ko messages.
+    for name, value in params.items():
+        if name.endswith("_key") and value in MESSAGES:
+            values[name[:-len("_key")]] = message(value, {}, lang)
     return pick(template, lang).format_map(values)
 
 

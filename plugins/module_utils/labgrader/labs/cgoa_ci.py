@@ -359,6 +359,23 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "bump_commit_unknown": ("no commit \"ci: web nginx:1.28-alpine\" on bare main",
                             "ベアリポジトリの main にコミット「ci: web nginx:1.28-alpine」がありません",
                             "베어 저장소의 main에 \"ci: web nginx:1.28-alpine\" 커밋이 없습니다"),
+    # What a probe checks, and why a run was cut short: phrases inside the probe messages.
+    "phrase_probe_valid": ("accepts a valid Deployment", "正しい Deployment の受け入れ", "올바른 Deployment 수락"),
+    "phrase_probe_string_replicas": ("rejects replicas: two", "replicas: two の拒否", "replicas: two 거부"),
+    "phrase_probe_unknown_field": ("rejects the misspelled field replica:", "誤字のフィールド replica: の拒否",
+                                 "오타 필드 replica: 거부"),
+    "phrase_probe_mixed": ("rejects a folder with one good and one bad manifest",
+                         "正しいマニフェストと誤ったマニフェストが混ざったフォルダーの拒否",
+                         "올바른 매니페스트와 잘못된 매니페스트가 섞인 폴더 거부"),
+    "phrase_probe_typo_main": ("rejects a push to main with replica:", "replica: を含む main への push の拒否",
+                             "replica: 가 든 main push 거부"),
+    "phrase_probe_valid_main": ("accepts a valid push to main", "main への正しい push の受け入れ",
+                              "main 으로의 올바른 push 수락"),
+    "phrase_probe_delete_main": ("rejects deleting main", "main の削除の拒否", "main 삭제 거부"),
+    "phrase_probe_other_branch": ("accepts a push to another branch", "別のブランチへの push の受け入れ",
+                                "다른 브랜치로의 push 수락"),
+    "phrase_timed_out": ("timed out", "制限時間切れ", "제한 시간 초과"),
+    "phrase_flooded": ("printed too much", "出力過多", "출력 과다"),
     "probe_not_run": ("{script} was not run: {reason}",
                       "{script} は実行されませんでした: {reason}",
                       "{script} 스크립트가 실행되지 않았습니다: {reason}"),
@@ -1007,19 +1024,22 @@ def validate_server_dry_run(state):
                        "ci_validate", forbidden=r"--dry-run[= ]client\b")
 
 
-def probe_verdict(state, probe, case, should_succeed, what, script, blocked_by=None):
+def probe_verdict(state, probe, case, should_succeed, what_key, script, blocked_by=None):
     """The outcome of one probe run: a script that hangs or floods its output fails whatever it
-    was asked, and so does one that could not start."""
+    was asked, and so does one that could not start. `what_key` names the phrase (in MESSAGES)
+    saying what the run checks."""
+    what = MESSAGES[what_key][0]
     runs = state.probes[probe]
     if "not_run" in runs:
         return failed("probe_not_run", expected=what, found=None, script=script, reason=runs["not_run"])
     run = ProbeRun.from_dict(runs[case])
     if run.timed_out or run.truncated:
-        return failed("probe_cut_short", expected=what, found=None, script=script, what=what,
-                      reason="timed out" if run.timed_out else "printed too much")
+        return failed("probe_cut_short", expected=what, found=None, script=script, what_key=what_key,
+                      reason_key="phrase_timed_out" if run.timed_out else "phrase_flooded")
     if run.returncode is None:
         return failed("probe_not_run", expected=what, found=None, script=script, reason=run.output)
-    params = {"script": script, "what": what, "returncode": run.returncode, "output": run.output or "(no output)"}
+    params = {"script": script, "what_key": what_key, "returncode": run.returncode,
+              "output": run.output or "(no output)"}
     expected = "exit code 0" if should_succeed else "a non-zero exit code"
     if (run.returncode == 0) is should_succeed:
         return passed("probe_ok", expected=expected, found=run.returncode, **params)
@@ -1031,22 +1051,22 @@ VALIDATE = "validate.sh"
 
 @lab.check(4, "validate-accepts-valid", hint="ci_validate")
 def validate_accepts_valid(state):
-    return probe_verdict(state, "validate", "valid", True, "accepts a valid Deployment", VALIDATE)
+    return probe_verdict(state, "validate", "valid", True, "phrase_probe_valid", VALIDATE)
 
 
 @lab.check(4, "validate-rejects-string-replicas", hint="ci_validate")
 def validate_rejects_string_replicas(state):
-    return probe_verdict(state, "validate", "string-replicas", False, "rejects replicas: two", VALIDATE)
+    return probe_verdict(state, "validate", "string-replicas", False, "phrase_probe_string_replicas", VALIDATE)
 
 
 @lab.check(4, "validate-rejects-unknown-field", hint="ci_validate")
 def validate_rejects_unknown_field(state):
-    return probe_verdict(state, "validate", "unknown-field", False, "rejects the misspelled field replica:", VALIDATE)
+    return probe_verdict(state, "validate", "unknown-field", False, "phrase_probe_unknown_field", VALIDATE)
 
 
 @lab.check(4, "validate-rejects-mixed", hint="ci_validate")
 def validate_rejects_mixed(state):
-    return probe_verdict(state, "validate", "mixed", False, "rejects a folder with one good and one bad manifest",
+    return probe_verdict(state, "validate", "mixed", False, "phrase_probe_mixed",
                          VALIDATE)
 
 
@@ -1085,7 +1105,7 @@ def validate_accepts_typo(state):
 
 @lab.check(5, "hook-rejects-typo-on-main", hint="ci_hook")
 def hook_rejects_typo(state):
-    return probe_verdict(state, "hook", "typo-main", False, "rejects a push to main with replica:", HOOK,
+    return probe_verdict(state, "hook", "typo-main", False, "phrase_probe_typo_main", HOOK,
                          blocked_by=validate_accepts_typo(state))
 
 
@@ -1100,18 +1120,18 @@ def validate_blocks(state):
 
 @lab.check(5, "hook-accepts-valid-main", hint="ci_hook")
 def hook_accepts_valid(state):
-    return probe_verdict(state, "hook", "valid-main", True, "accepts a valid push to main", HOOK,
+    return probe_verdict(state, "hook", "valid-main", True, "phrase_probe_valid_main", HOOK,
                          blocked_by=validate_blocks(state))
 
 
 @lab.check(5, "hook-rejects-delete-main", hint="ci_hook")
 def hook_rejects_delete(state):
-    return probe_verdict(state, "hook", "delete-main", False, "rejects deleting main", HOOK)
+    return probe_verdict(state, "hook", "delete-main", False, "phrase_probe_delete_main", HOOK)
 
 
 @lab.check(5, "hook-accepts-other-branch", hint="ci_hook")
 def hook_accepts_branch(state):
-    return probe_verdict(state, "hook", "typo-branch", True, "accepts a push to another branch", HOOK)
+    return probe_verdict(state, "hook", "typo-branch", True, "phrase_probe_other_branch", HOOK)
 
 
 # ---------------------------------------------------------------- step 6
