@@ -71,6 +71,8 @@ def load_kubeconfig(path):
         raw = read_regular(os.path.realpath(path), MAX_KUBECONFIG_BYTES)  # the grader's file: links are fine
         documents = load_yaml(raw.decode("utf-8", "replace"))
     except Refused as refused:
+        if refused.problem == "missing":
+            raise ClusterError("kubeconfig", f"the kubeconfig {path} does not exist") from None
         raise ClusterError("kubeconfig", refused.describe(path) if refused.problem != "invalid_yaml"
                            else f"{path}: {refused.detail}") from None
     config = documents[0] if documents else None
