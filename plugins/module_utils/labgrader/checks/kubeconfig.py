@@ -22,7 +22,7 @@ def _named(entries, name):
 
 
 def current_context(config):
-    """{"server", "ca_data", "namespace", "token", "client_cert"} of the current context of a
+    """{"server", "ca_data", "namespace", "token"} of the current context of a
     parsed kubeconfig; fields it lacks are None. Registers the token as a secret."""
     config = config if isinstance(config, dict) else {}
     context = dig(_named(config.get("contexts"), config.get("current-context")), "context", default={}) or {}
@@ -36,7 +36,6 @@ def current_context(config):
         "ca_data": decoded(cluster.get("certificate-authority-data")) if isinstance(cluster, dict) else None,
         "namespace": context.get("namespace") if isinstance(context, dict) else None,
         "token": token if isinstance(token, str) and token else None,
-        "client_cert": decoded(user.get("client-certificate-data")) if isinstance(user, dict) else None,
     }
 
 
