@@ -8,6 +8,7 @@ what later steps legitimately changed (step 7 bumps the image to nginx:1.28-alpi
 from __future__ import annotations
 
 import base64
+import functools
 import os
 import re
 import secrets
@@ -542,8 +543,10 @@ lab = Lab(
 # ---------------------------------------------------------------- shared facts of this lab
 
 
+@functools.lru_cache(maxsize=1024)
 def web_deployment(text):
-    """The Deployment web of a deploy/web.yaml text, or None."""
+    """The Deployment web of a deploy/web.yaml text, or None. Several checks walk every commit's
+    web.yaml: each text is parsed once (the result is shared, so callers only read it)."""
     _, doc = find_object([("", d) for d in yaml_documents(text)], "Deployment", name="web")
     return doc
 
