@@ -1,0 +1,69 @@
+"""Reference solutions, one per lab (`<lab id>.py`: LAB_ID, STEPS, workspace(machine)), and the
+one way they are run: the grader decides what is left to do.
+
+`solve` grades the VM first; the first step (up to `until`) with a check that does not PASS is
+where it starts, and it performs that step and every later one up to `until`. A VM whose steps
+all PASS is left alone (changed: false), which makes a second run a no-op. Afterwards it grades
+again and fails, naming the checks, unless every check up to `until` passes: the solution and
+the grader prove each other on every run."""
+
+from __future__ import annotations
+
+import time
+
+from ansible.module_utils.labgrader.collect import Site, collector
+from ansible.module_utils.labgrader.grading import grade
+from ansible.module_utils.labgrader.labs import LABS
+from ansible.module_utils.labgrader.solutions import capa_src, cgoa_ci
+from ansible.module_utils.labgrader.solutions.machine import Machine, SolveError
+from ansible.module_utils.labgrader.vocabulary import PASS
+
+SOLUTIONS = {solution.LAB_ID: solution for solution in (capa_src, cgoa_ci)}
+SETTLE_SECONDS = 90  # how long a grade may wait for Argo CD to finish what the last step started
+
+
+def unfinished(result, until):
+    """{step: ["check id: STATUS message", ...]} of the checks up to step `until` that do not PASS."""
+    left = {}
+    for step in result["steps"]:
+        for check in step["checks"]:
+            if check["step"] <= until and check["status"] != PASS:
+                left.setdefault(check["step"], []).append(f"{check['check']}: {check['status']} {check['message']}")
+    return left
+
+
+def solve(params, check_mode=False):
+    """Perform the lab's reference solution on this VM up to step `until`; returns what was done."""
+    lab = LABS[params["lab"]]
+    solution = SOLUTIONS[params["lab"]]
+    until = params["until"] or len(solution.STEPS)
+    if not 1 <= until <= len(solution.STEPS):
+        raise SolveError(f"until must be between 1 and {len(solution.STEPS)} for {lab.id}, got {until}")
+    machine = Machine(params["kubectl"], params["kubeconfig"], params["argocd"], params["workspace_root"],
+                      params["bare_root"], params["argocd_namespace"], params["gitd_namespace"],
+                      params["wait_timeout"])
+    site = Site(params["argocd_namespace"], params["gitd_namespace"], params["bare_root"], params["workspace_root"],
+                k3s_kubeconfig=params["kubeconfig"])
+
+    def left():
+        return unfinished(grade(lab, collector(lab, site, params["kubeconfig"], timeout=params["api_timeout"]),
+                                settle_seconds=SETTLE_SECONDS, poll_seconds=3), until)
+
+    before = left()
+    start = min(before) if before else None
+    todo = list(range(start, until + 1)) if start else []
+    performed = []
+    if not check_mode:
+        workspace = solution.workspace(machine)
+        for step in todo:
+            began = time.monotonic()
+            try:
+                solution.STEPS[step - 1](machine, workspace)
+            except SolveError as exc:
+                raise SolveError(f"{lab.id} step {step}: {exc}") from None
+            performed.append({"step": step, "seconds": round(time.monotonic() - began, 1)})
+        after = left() if todo else {}
+        if after:
+            lines = [line for step in sorted(after) for line in after[step]]
+            raise SolveError(f"{lab.id}: after solving up to step {until} these checks do not pass: " + "; ".join(lines))
+    return {"changed": bool(todo), "lab": lab.id, "until": until, "steps": todo, "performed": performed}
