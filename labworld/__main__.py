@@ -1,4 +1,4 @@
-"""CLI: python -m labworld {materialize,materialize-class,serve,show} ..."""
+"""CLI: python -m labworld {materialize,materialize-class,serve,show,record} ..."""
 
 from __future__ import annotations
 
@@ -36,6 +36,14 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("show", help="print a world after `extends` merging (not rendered)")
     p.add_argument("world")
 
+    p = sub.add_parser("record", help="record what grading LAB reads on this machine into a world file")
+    p.add_argument("--lab", action="append", required=True, help="a lab id (repeat for several labs)")
+    p.add_argument("--out", required=True, help="the world file to write")
+    from .record import RECORD_OPTIONS, grader_defaults
+    defaults = grader_defaults()  # lab_grade's option names and defaults (labgrader/runner.py)
+    for name, (kind, text) in RECORD_OPTIONS.items():
+        p.add_argument("--" + name.replace("_", "-"), type=kind, default=defaults.get(name), help=text)
+
     args = parser.parse_args(argv)
     try:
         if args.cmd == "materialize":
@@ -51,6 +59,13 @@ def main(argv: list[str] | None = None) -> int:
         elif args.cmd == "serve":
             from .server import serve
             serve(args.root, args.port, args.port_file, check_token=not args.no_auth)
+        elif args.cmd == "record":
+            from .record import dump, record, site_options
+            world = record(args.lab, args.kubeconfig, site_options(args), args.api_timeout, args.max_file_bytes,
+                           args.time_budget)
+            size = dump(world, args.out)
+            print(f"labworld: recorded {', '.join(dict.fromkeys(args.lab))} into {args.out} ({size} bytes)",
+                  file=sys.stderr)
         elif args.cmd == "show":
             import yaml
 

@@ -254,7 +254,8 @@ def materialize(world_path: str | Path, host: str, out: str | Path, api_url: str
         token = str(cluster.get("token") or f"labworld-{host}-token")
         state = {"host": host, "reachable": cluster["reachable"], "token": token,
                  "version": {**DEFAULT_VERSION, **(cluster.get("version") or {})},
-                 "access": cluster.get("access") or {}, "resourceVersion": str(rv), "objects": objects,
+                 "access": cluster.get("access") or {}, "reviews": cluster.get("reviews") or [],
+                 "resourceVersion": str(rv), "objects": objects,
                  "fault": cluster.get("fault")}
         (host_dir / "cluster.json").write_text(json.dumps(state, indent=1) + "\n")
         (host_dir / "kubeconfig").write_text(yaml.safe_dump(kubeconfig(host, server, token), sort_keys=False))

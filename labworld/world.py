@@ -21,15 +21,16 @@ from typing import Any
 import yaml
 
 from . import WorldError
-from .kinds import BY_GVK
+from .kinds import BY_GVK, REVIEWS
 
 TOP_KEYS = {"extends", "description", "vars", "repos", "files", "cluster", "probes"}
 REPO_KEYS = {"branch", "commits", "clones"}
 COMMIT_KEYS = {"id", "date", "message", "files", "author"}
-CLUSTER_KEYS = {"reachable", "token", "access", "objects", "version", "fault"}
+CLUSTER_KEYS = {"reachable", "token", "access", "objects", "version", "fault", "reviews"}
 FAULT_MODES = {"trickle", "stall", "cut", "flood"}
 FILE_FORMS = ("text", "json", "yaml", "bytes_hex", "size_mb", "symlink", "dir")
 FILE_OPTS = {"mode", "fill", "prefix", "suffix"}
+REVIEW_KINDS = {k.kind for k in REVIEWS}
 RESERVED = {"cluster.json", "kubeconfig", "requests.log", "labworld.json"}
 
 _LITERAL = "$literal"
@@ -314,6 +315,12 @@ def validate(world: dict, name: str) -> dict:
     access = cluster.get("access")
     if access is not None and not isinstance(access, dict):
         raise WorldError(f"{name}: cluster.access must be a mapping")
+    reviews = cluster.get("reviews")
+    if reviews is not None and not (isinstance(reviews, list) and all(
+            isinstance(r, dict) and set(r) == {"kind", "spec", "status"} and r["kind"] in REVIEW_KINDS
+            and isinstance(r["spec"], dict) and isinstance(r["status"], dict) for r in reviews)):
+        raise WorldError(f"{name}: cluster.reviews must be a list of {{kind: {'|'.join(sorted(REVIEW_KINDS))}, "
+                         "spec: {...}, status: {...}}} (recorded answers)")
     w["cluster"] = cluster
     return w
 

@@ -1,0 +1,210 @@
+"""python -m labworld record: a world recorded from a materialized world (served by the fake API
+server) replays to the same grade, check by check, message by message; recording reads only
+(the source's files are unchanged, the API got GETs and the lab's declared reviews) and copies no
+token."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from ansible.module_utils.labgrader.grading import grade
+from ansible.module_utils.labgrader.labs import LABS
+
+from labworld.__main__ import main
+from labworld.materialize import materialize
+from tests.grader.conftest import host_collector
+
+# (world, the labs it is graded for): each lab's golden and classic mistakes, the other shapes
+# of capa-src (nothing done, half done, mid-sync, retrying, garbage files), both labs at once.
+RECORDED = [
+    ("capa-src/golden.yaml", ("capa-src",)),
+    ("capa-src/classic-mistakes.yaml", ("capa-src",)),
+    ("capa-src/empty.yaml", ("capa-src",)),
+    ("capa-src/half-done.yaml", ("capa-src",)),
+    ("capa-src/mid-sync.yaml", ("capa-src",)),
+    ("capa-src/step6-retrying.yaml", ("capa-src",)),
+    ("capa-src/garbage.yaml", ("capa-src",)),
+    ("capa-src/argo-equivalents.yaml", ("capa-src",)),
+    ("capa-src/broken-cluster.yaml", ("capa-src",)),
+    ("cgoa-ci/golden.yaml", ("cgoa-ci",)),
+    ("cgoa-ci/classic-mistakes.yaml", ("cgoa-ci",)),
+    ("cgoa-ci/empty.yaml", ("cgoa-ci",)),
+    ("demo/both-mistakes.yaml", ("capa-src", "cgoa-ci")),
+]
+
+
+def site_args(host_dir: Path) -> list[str]:
+    args = ["--kubeconfig", str(host_dir / "kubeconfig"), "--k3s-kubeconfig", str(host_dir / "kubeconfig"),
+            "--workspace-root", str(host_dir / "root"), "--bare-root", str(host_dir / "srv" / "bare")]
+    if (host_dir / "probes.json").exists():
+        args += ["--probe-replay", str(host_dir / "probes.json")]
+    return args
+
+
+def record_host(host_dir: Path, labs, out: Path) -> Path:
+    argv = ["record", *[a for lab in labs for a in ("--lab", lab)], "--out", str(out), *site_args(host_dir)]
+    assert main(argv) == 0
+    return out
+
+
+def original_ids(replay: Path, source: Path) -> dict[str, str]:
+    """{replay's commit id: source's}: a recorded commit's id in the world is its original short id."""
+    rebuilt = json.loads((replay / "labworld.json").read_text())["repos"]
+    originals = [sha for repo in json.loads((source / "labworld.json").read_text())["repos"].values()
+                 for sha in repo["commits"].values()]
+    return {new: next(sha for sha in originals if sha.startswith(label))
+            for repo in rebuilt.values() for label, new in repo["commits"].items()}
+
+
+def verdicts(fake_api, host_dir: Path, labs, commits=None) -> dict:
+    """{check: (status, message, hint)} with the host's own paths and server URL written alike
+    (and `commits`' ids replaced: {rebuilt sha: original sha})."""
+    server = f"{fake_api.url}/h/{host_dir.name}"
+
+    def same(text):
+        if not isinstance(text, str):
+            return text
+        for new, old in (commits or {}).items():
+            text = text.replace(new, old).replace(new[:7], old[:7])
+        return text.replace(str(host_dir), "<host>").replace(server, "<server>")
+
+    out = {}
+    for lab_id in labs:
+        result = grade(LABS[lab_id], host_collector(host_dir, lab_id), "en", 0, 1)
+        for step in result["steps"]:
+            for check in step["checks"]:
+                out[check["check"]] = (check["status"], same(check["message"]), same(check.get("hint")))
+    return out
+
+
+def digest(root: Path) -> dict:
+    """Every file, link and directory under root (the fake API server's log aside)."""
+    entries = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath, name)
+            rel = str(path.relative_to(root))
+            st = path.lstat()
+            if path.is_symlink():
+                entries[rel] = ("link", os.readlink(path))
+            elif path.is_file() and rel != "requests.log":
+                entries[rel] = (oct(st.st_mode), hashlib.sha256(path.read_bytes()).hexdigest())
+            elif path.is_dir():
+                entries[rel] = (oct(st.st_mode), "dir")
+    return entries
+
+
+@pytest.mark.parametrize(("world", "labs"), RECORDED, ids=[w for w, _ in RECORDED])
+def test_the_replay_of_a_recording_grades_as_the_original(fake_api, tmp_path, world, labs):
+    source = fake_api.world(world)
+    original = verdicts(fake_api, source, labs)
+    assert {status for status, _, _ in original.values()} != {"ERROR"}
+    recorded = record_host(source, labs, tmp_path / "world.yaml")
+    replay = fake_api.root / f"{source.name}-replay"
+    materialize(recorded, replay.name, fake_api.root, fake_api.url)
+    assert verdicts(fake_api, replay, labs, original_ids(replay, source)) == original
+
+
+def git(*args, cwd):
+    env = {"PATH": os.environ["PATH"], "HOME": str(cwd), "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "l",
+           "GIT_AUTHOR_EMAIL": "l@x", "GIT_COMMITTER_NAME": "l", "GIT_COMMITTER_EMAIL": "l@x"}
+    subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+
+
+def test_shapes_a_learner_leaves_replay_as_they_were(fake_api, tmp_path):
+    """A clone ahead of origin, evidence with Jinja-looking text, a directory for a file, a
+    script without its execute bit, a link inside the workspace (followed) and one to a missing
+    file, a hook that is not executable."""
+    source = fake_api.world("cgoa-ci/golden.yaml")
+    workspace = source / "root" / "cgoa-ci"
+    git("commit", "-q", "--allow-empty", "-m", "local only", cwd=workspace / "repo")
+    report = json.loads((workspace / "report.json").read_text())
+    (workspace / "report.json").write_text(json.dumps({**report, "gate": "{{ pre-receive }} {% raw %} {#"}))
+    (workspace / "app.yaml").unlink()
+    (workspace / "app.yaml").mkdir()
+    (workspace / "bump.sh").chmod(0o644)
+    (workspace / "kubeconfig").unlink()
+    (workspace / "my-kubeconfig").write_text((workspace / "ci-kubeconfig").read_text())  # a file the lab does not read
+    (workspace / "kubeconfig").symlink_to(workspace / "my-kubeconfig")
+    (workspace / "blocked.txt").unlink()
+    (workspace / "blocked.txt").symlink_to(workspace / "no-such-file")
+    (source / "srv/bare/ci.git/hooks/pre-receive").chmod(0o600)
+    original = verdicts(fake_api, source, ["cgoa-ci"])
+    for check in ("6.clone-reset", "8.gate", "1.app-file", "7.bump-script", "3.argocd-kubeconfig", "6.blocked-transcript",
+                  "5.hook-file"):
+        assert original[f"cgoa-ci.{check}"][0] == "FAIL", check
+    replay = fake_api.root / f"{source.name}-replay"
+    materialize(record_host(source, ["cgoa-ci"], tmp_path / "world.yaml"), replay.name, fake_api.root, fake_api.url)
+    assert verdicts(fake_api, replay, ["cgoa-ci"], original_ids(replay, source)) == original
+
+
+def test_the_golden_replays_pass_and_the_mistakes_replay_their_failures(fake_api, tmp_path):
+    """The comparison above means something: the replays are graded, not errored."""
+    for world, lab, failing in (("cgoa-ci/golden.yaml", "cgoa-ci", set()),
+                                ("cgoa-ci/classic-mistakes.yaml", "cgoa-ci",
+                                 {"cgoa-ci.4.validate-rejects-string-replicas", "cgoa-ci.8.ci-can-write-prod"})):
+        source = fake_api.world(world)
+        replay = fake_api.root / f"{source.name}-replay"
+        materialize(record_host(source, [lab], tmp_path / f"{source.name}.yaml"), replay.name, fake_api.root,
+                    fake_api.url)
+        found = verdicts(fake_api, replay, [lab])
+        assert len(found) == 48
+        assert failing <= {check for check, (status, _, _) in found.items() if status == "FAIL"}
+        assert bool(failing) == any(status != "PASS" for status, _, _ in found.values())
+
+
+def test_recording_reads_only_and_sends_gets_and_the_declared_reviews(fake_api, tmp_path):
+    source = fake_api.world("cgoa-ci/golden.yaml")
+    before = digest(source)
+    (source / "requests.log").unlink(missing_ok=True)
+    record_host(source, ["cgoa-ci"], tmp_path / "world.yaml")
+    assert digest(source) == before
+    requests = [json.loads(line) for line in (source / "requests.log").read_text().splitlines()]
+    methods = {(r["method"], r["path"]) for r in requests if r["method"] != "GET"}
+    assert methods == {("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews"),
+                       ("POST", "/apis/authentication.k8s.io/v1/tokenreviews")}
+    assert sum(r["method"] == "POST" for r in requests) == 9  # 8 SubjectAccessReviews, 1 TokenReview
+    assert sum(r["method"] == "GET" for r in requests) == 6 + 5  # the lab's GETs, the health gate's
+
+
+def test_no_token_is_copied_into_the_world(fake_api, tmp_path):
+    source = fake_api.world("cgoa-ci/golden.yaml")
+    text = record_host(source, ["cgoa-ci"], tmp_path / "world.yaml").read_text()
+    ci_token = yaml.safe_load((source / "root/cgoa-ci/ci-kubeconfig").read_text())["users"][0]["user"]["token"]
+    header, claims, signature = ci_token.split(".")
+    assert signature not in text
+    assert f"token: {header}.{claims}.labworld-redacted-signature" in text  # the claims the grader reads
+    assert f"labworld-{source.name}-token" not in text
+    assert "token: labworld-{{ host }}-token" in text  # the grader's own token is the replay's
+
+
+def test_commit_ids_become_templates_of_the_rebuilt_commits(fake_api, tmp_path):
+    source = fake_api.world("cgoa-ci/golden.yaml")
+    world = yaml.safe_load(record_host(source, ["cgoa-ci"], tmp_path / "world.yaml").read_text())
+    shas = json.loads((source / "labworld.json").read_text())["repos"]["ci"]["commits"]
+    assert [c["id"] for c in world["repos"]["ci"]["commits"]] == [shas[c][:7] for c in ("baseline", "broken", "revert",
+                                                                                         "bump")]
+    head = shas["bump"][:7]
+    assert world["files"]["root/cgoa-ci/repo/.git/refs/heads/main"] == {"text": f"{{{{ sha('ci', '{head}') }}}}\n"}
+    app = next(o for o in world["cluster"]["objects"] if o["kind"] == "Application")
+    assert app["status"]["sync"]["revision"] == f"{{{{ sha('ci', '{head}') }}}}"
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--lab", "capa-sr"], "labworld: error: unknown lab capa-sr (did you mean capa-src?); known labs: capa-src, cgoa-ci"),
+    (["--lab", "cgoa-ci", "--kubeconfig", "/nonexistent/kubeconfig"],
+     "labworld: error: kubeconfig: the kubeconfig /nonexistent/kubeconfig does not exist"),
+    (["--lab", "cgoa-ci", "--api-timeout", "0"],
+     "labworld: error: --api-timeout must be more than 0 and at most 600 seconds"),
+    (["--lab", "cgoa-ci", "--workspace-root", "root"], "labworld: error: --workspace-root must be an absolute path"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv, message):
+    assert main(["record", *argv, "--out", str(tmp_path / "world.yaml")]) == 2
+    assert capsys.readouterr().err == message + "\n"
+    assert not (tmp_path / "world.yaml").exists()
