@@ -1,0 +1,113 @@
+"""A lab end to end on the real control plane (issue 12 §3, §4), on a fresh learner; each lab's
+test module (test_<lab>_plane.py) names its LAB and imports these cases:
+
+reset (a clean VM) -> grade: nothing PASS, nothing ERROR -> playbooks/solve.yml -> grade: every
+check PASS -> grade again: identical verdicts, state unchanged -> solve.yml again: nothing to do
+-> each mistake of the lab's mutation table flips exactly its checks -> reset.yml -> grade: the
+first picture again -> solve.yml -e solve_until=3: steps 1-3 pass, the rest is left undone.
+
+The real grader reads everything a VM gives it: files, the bare repo over git, the API server
+(GET, SubjectAccessReview, TokenReview) and, for cgoa-ci, the learner's scripts run against the
+real API server's server-side dry-run."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import mutations_capa_src
+import mutations_cgoa_ci
+import pytest
+from ansible.module_utils.labgrader.labs import LABS
+from labflow import Learner, grade_learner, reset, solve, state_digest, verdicts
+
+TABLES = {"capa-src": mutations_capa_src.MUTATIONS, "cgoa-ci": mutations_cgoa_ci.MUTATIONS}
+PARTIAL_UNTIL = 3
+# One reading of a solved VM: capa-src 9 GETs; cgoa-ci 6 GETs, 8 SubjectAccessReviews, 1 TokenReview.
+API_REQUESTS = {"capa-src": 9, "cgoa-ci": 15}
+
+
+@dataclass
+class Solved:
+    learner: Learner
+    first: dict[str, tuple[str, str]]  # the grade of the clean VM
+    solve_seconds: float
+
+
+@pytest.fixture(scope="module")
+def solved(plane, request, tmp_path_factory):
+    lab = request.module.LAB
+    learner = Learner(plane, lab, tmp_path_factory.mktemp(lab))
+    cleaned = reset(learner, "-e", f"reset_confirm={lab}")  # what other tests on this plane left
+    assert cleaned.returncode == 0, cleaned.stdout[-3000:]
+    _, checks = grade_learner(learner)
+    began = time.monotonic()
+    solve(learner)
+    solve_seconds = time.monotonic() - began
+    print(f"\n{lab}: solve.yml took {solve_seconds:.1f} s")
+    return Solved(learner, verdicts(checks, learner), solve_seconds)
+
+
+def pytest_generate_tests(metafunc):
+    if "mutation" in metafunc.fixturenames:
+        metafunc.parametrize("mutation", list(TABLES[metafunc.module.LAB]))
+
+
+def test_a_clean_vm_grades_fail_or_pending_only(solved):
+    statuses = {status for status, _ in solved.first.values()}
+    assert statuses <= {"FAIL", "PENDING"}, {cid: v for cid, v in solved.first.items() if v[0] not in ("FAIL", "PENDING")}
+
+
+def test_solved_passes_every_check_and_grading_changes_nothing(solved):
+    learner = solved.learner
+    before = state_digest(learner)
+    began = time.monotonic()
+    result, checks = grade_learner(learner)
+    grade_seconds = time.monotonic() - began
+    first = verdicts(checks, learner)
+    assert {cid: v for cid, v in first.items() if v[0] != "PASS"} == {}
+    assert result["summary"]["total"] == len(LABS[learner.lab].checks)
+    assert result["collected"]["api_requests"] == API_REQUESTS[learner.lab]
+    _, again = grade_learner(learner)
+    assert verdicts(again, learner) == first
+    assert state_digest(learner) == before
+    rerun = solve(learner)
+    assert "changed=0" in rerun.stdout and "nothing to do, every step already passes" in rerun.stdout
+    assert state_digest(learner) == before
+    print(f"\n{learner.lab}: grade {grade_seconds:.1f} s, {result['collected']['api_requests']} API requests")
+
+
+def test_each_mistake_flips_exactly_its_checks(solved, mutation):
+    learner = solved.learner
+    apply, expected = TABLES[learner.lab][mutation]
+    with apply(learner.plane, learner):
+        _, checks = grade_learner(learner)
+    flipped = {cid: message for cid, (status, message) in verdicts(checks, learner).items() if status != "PASS"}
+    assert sorted(flipped) == sorted(expected)
+    for check_id, start in expected.items():
+        assert flipped[check_id].startswith(start), (check_id, flipped[check_id])
+
+
+def test_reset_refuses_without_confirmation(solved):
+    learner = solved.learner
+    result = reset(learner)
+    assert result.returncode != 0
+    assert "Name the lab twice: -e reset_lab=<lab id> -e reset_confirm=<lab id>" in result.stdout
+    assert learner.bare.exists() and learner.workspace.exists()
+
+
+def test_reset_brings_back_the_first_picture_and_solve_until_stops_there(solved):
+    """Last for each lab: the learner starts over; then a partial solve for demos."""
+    learner = solved.learner
+    result = reset(learner, "-e", f"reset_confirm={learner.lab}")
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert not learner.bare.exists() and not learner.workspace.exists()
+    _, checks = grade_learner(learner)
+    assert verdicts(checks, learner) == solved.first
+    solve(learner, "-e", f"solve_until={PARTIAL_UNTIL}")
+    _, checks = grade_learner(learner)
+    by_step = {}
+    for check in checks.values():
+        by_step.setdefault(check["step"], set()).add(check["status"])
+    assert all(by_step[step] == {"PASS"} for step in by_step if step <= PARTIAL_UNTIL), by_step
+    assert all(by_step[step] != {"PASS"} for step in by_step if step > PARTIAL_UNTIL), by_step

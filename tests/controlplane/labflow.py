@@ -1,0 +1,143 @@
+"""A learner VM on the real control plane: its layout under a temporary root, the playbooks
+(solve.yml, reset.yml) run against it with a local inventory, the real grader, and digests of
+everything grading must not change. Used by test_labs_plane.py and the mutation tables."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from ansible.module_utils.labgrader.collect import Site, collector
+from ansible.module_utils.labgrader.grading import grade
+from ansible.module_utils.labgrader.labs import LABS
+from cpharness import Plane
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+PLAYBOOK_TIMEOUT = 1200
+
+
+@dataclass
+class Learner:
+    plane: Plane
+    lab: str
+    root: Path  # stands for the VM's /: the workspace is <root>/root/<lab id>
+
+    @property
+    def workspace(self) -> Path:
+        return self.root / "root" / self.lab
+
+    @property
+    def clone(self) -> Path:
+        return self.workspace / LABS[self.lab].reads.clone
+
+    @property
+    def bare(self) -> Path:
+        return self.plane.bare_root / f"{LABS[self.lab].reads.repo.name}.git"
+
+    def git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        env = {"GIT_AUTHOR_NAME": "learner", "GIT_AUTHOR_EMAIL": "learner@lab.invalid",
+               "GIT_COMMITTER_NAME": "learner", "GIT_COMMITTER_EMAIL": "learner@lab.invalid"}
+        return self.plane.run(["git", "-C", str(self.clone), *args], env=env, check=check, timeout=120)
+
+
+def plane_env(plane: Plane) -> dict[str, str]:
+    """The learner's scripts (cgoa-ci's probes) and the solution call kubectl and argocd by name."""
+    return {**os.environ, "PATH": f"{plane.bin_dir}:{Path(sys.executable).parent}:{os.environ.get('PATH', '')}",
+            "ANSIBLE_NOCOLOR": "1"}
+
+
+def playbook(learner: Learner, name: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    plane = learner.plane
+    inventory = learner.root / "inventory.json"
+    inventory.write_text(json.dumps({"learners": {"hosts": {"learner": {
+        "ansible_connection": "local", "ansible_python_interpreter": sys.executable,
+        "lab_kubectl": [str(plane.bin_dir / "kubectl")], "lab_argocd": [str(plane.bin_dir / "argocd")],
+        "lab_admin_kubeconfig": str(plane.kubeconfig), "lab_workspace_root": str(learner.root / "root"),
+        "lab_bare_root": str(plane.bare_root)}}}}), encoding="utf-8")
+    return subprocess.run([str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory),
+                           f"playbooks/{name}", *extra], cwd=REPO_ROOT, capture_output=True, text=True,
+                          timeout=PLAYBOOK_TIMEOUT, env=plane_env(plane))
+
+
+def solve(learner: Learner, *extra: str) -> subprocess.CompletedProcess[str]:
+    result = playbook(learner, "solve.yml", "-e", f"solve_lab={learner.lab}", *extra)
+    assert result.returncode == 0, result.stdout[-4000:]
+    return result
+
+
+def reset(learner: Learner, *extra: str) -> subprocess.CompletedProcess[str]:
+    return playbook(learner, "reset.yml", "-e", f"reset_lab={learner.lab}", *extra)
+
+
+def grade_learner(learner: Learner, settle_seconds: float = 90) -> tuple[dict, dict[str, dict]]:
+    plane = learner.plane
+    site = Site(bare_root=str(plane.bare_root), workspace_root=str(learner.root / "root"),
+                k3s_kubeconfig=str(plane.kubeconfig))
+    lab = LABS[learner.lab]
+    saved = os.environ.get("PATH", "")
+    os.environ["PATH"] = plane_env(plane)["PATH"]
+    try:
+        result = grade(lab, collector(lab, site, str(plane.kubeconfig), timeout=15), "en",
+                       settle_seconds=settle_seconds, poll_seconds=3)
+    finally:
+        os.environ["PATH"] = saved
+    return result, {c["check"]: c for s in result["steps"] for c in s["checks"]}
+
+
+def verdicts(checks: dict[str, dict], learner: Learner) -> dict[str, tuple[str, str]]:
+    """check id -> (status, message) with the learner's root written <root>."""
+    return {cid: (c["status"], c["message"].replace(str(learner.root), "<root>")) for cid, c in checks.items()}
+
+
+def tree_digest(path: Path) -> dict[str, str]:
+    """Every file under `path` with its content hash and mode (a bare repo: refs, objects, hooks)."""
+    entries = {}
+    for dirpath, _, filenames in os.walk(path):
+        for name in filenames:
+            full = os.path.join(dirpath, name)
+            with open(full, "rb") as handle:
+                digest = hashlib.sha256(handle.read()).hexdigest()
+            entries[os.path.relpath(full, path)] = f"{digest} {oct(os.stat(full).st_mode)}"
+    return entries
+
+
+def state_digest(learner: Learner) -> dict:
+    """What grading must leave as it found: the workspace, the bare repo, and every object in the
+    lab's namespaces and its Applications' specs (uid and generation; status is Argo CD's)."""
+    plane = learner.plane
+    lab = LABS[learner.lab]
+    objects = {}
+    for namespace in lab.owns.namespaces:
+        listed = plane.kubectl("get", "deployments,configmaps,jobs,secrets,serviceaccounts,roles,rolebindings",
+                               "-n", namespace, "-o", "json", check=False)
+        for item in json.loads(listed.stdout or '{"items": []}')["items"]:
+            meta = item["metadata"]
+            objects[f"{item['kind']}/{namespace}/{meta['name']}"] = (meta["uid"], meta.get("generation"))
+    for name in lab.owns.applications:
+        app = plane.get("applications.argoproj.io", name, "argocd", missing_ok=True)
+        objects[f"Application/{name}"] = json.dumps(app and app["spec"], sort_keys=True)
+    return {"workspace": tree_digest(learner.workspace), "bare": tree_digest(learner.bare), "objects": objects}
+
+
+@contextlib.contextmanager
+def replaced(path: Path, text: str):
+    """`path` holds `text` for the duration; its content and mode come back afterwards."""
+    original, mode = path.read_text(encoding="utf-8"), path.stat().st_mode
+    path.write_text(text, encoding="utf-8")
+    try:
+        yield
+    finally:
+        path.write_text(original, encoding="utf-8")
+        path.chmod(mode)
+
+
+def edited(path: Path, old: str, new: str):
+    text = path.read_text(encoding="utf-8")
+    assert old in text, (path, old)
+    return replaced(path, text.replace(old, new))
