@@ -5,6 +5,10 @@ from __future__ import annotations
 
 class ModuleDocFragment:
     DOCUMENTATION = r"""
+requirements:
+  - kubernetes (Python)
+  - GitPython
+  - PyYAML
 options:
   kubeconfig:
     description: Kubeconfig used for the read-only cluster requests (the provisioned grader's token kubeconfig).

@@ -83,10 +83,6 @@ attributes:
     description: The module never changes anything; check mode runs it unchanged.
   diff_mode:
     support: none
-requirements:
-  - kubernetes (Python)
-  - GitPython
-  - PyYAML
 """
 
 EXAMPLES = r"""

@@ -60,10 +60,6 @@ attributes:
     description: Grades the VM and returns the steps it would perform; changes nothing.
   diff_mode:
     support: none
-requirements:
-  - kubernetes (Python)
-  - GitPython
-  - PyYAML
 """
 
 EXAMPLES = r"""

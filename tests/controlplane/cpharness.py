@@ -7,11 +7,12 @@ import json
 import re
 import shutil
 import subprocess
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ansible.module_utils.labgrader.solutions.machine import Machine, SolveError, wait_for
 
 
 class Timeout(AssertionError):
@@ -20,15 +21,10 @@ class Timeout(AssertionError):
 
 def wait_until(desc: str, fn: Callable[[], Any], timeout: float, interval: float = 1.0) -> Any:
     """Call fn until it returns a truthy value; raise Timeout after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    last: Any = None
-    while True:
-        last = fn()
-        if last:
-            return last
-        if time.monotonic() >= deadline:
-            raise Timeout(f"timed out after {timeout}s waiting for {desc}; last={last!r}")
-        time.sleep(interval)
+    try:
+        return wait_for(desc, fn, timeout, interval)
+    except SolveError as exc:
+        raise Timeout(str(exc)) from None
 
 
 @dataclass
@@ -78,17 +74,16 @@ class Plane:
     def get(
         self, kind: str, name: str, namespace: str | None = None, *, missing_ok: bool = False, managed_fields: bool = False
     ) -> dict[str, Any] | None:
-        args = ["get", kind, name, "-o", "json"]
-        if namespace:
-            args += ["-n", namespace]
-        if managed_fields:
-            args.append("--show-managed-fields")
-        proc = self.kubectl(*args, check=False)
-        if proc.returncode != 0:
-            if missing_ok and "NotFound" in proc.stderr:
-                return None
-            raise AssertionError(f"kubectl {' '.join(args)}: {proc.stderr}")
-        return json.loads(proc.stdout)
+        try:
+            return self.machine.get(kind, name, namespace, missing_ok=missing_ok, managed_fields=managed_fields)
+        except SolveError as exc:
+            raise AssertionError(str(exc)) from None
+
+    @property
+    def machine(self) -> Machine:
+        """The plane as the reference solutions see a learner VM (admin kubeconfig, its binaries)."""
+        return Machine([str(self.bin_dir / "kubectl")], str(self.kubeconfig), [str(self.bin_dir / "argocd")],
+                       str(self.work), str(self.bare_root))
 
     def list(self, kind: str, namespace: str, selector: str | None = None) -> list[dict[str, Any]]:
         args = ["get", kind, "-n", namespace, "-o", "json"]

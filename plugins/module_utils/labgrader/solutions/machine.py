@@ -23,6 +23,18 @@ class SolveError(Exception):
     """A step of a reference solution could not be performed; the message says where."""
 
 
+def wait_for(desc, probe, timeout, interval=1.0):
+    """Call probe() until it returns something truthy and return that; SolveError after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = probe()
+        if found:
+            return found
+        if time.monotonic() >= deadline:
+            raise SolveError(f"timed out after {timeout:.0f} s waiting for {desc}")
+        time.sleep(interval)
+
+
 class Machine:
     """One learner VM (or the control plane standing in for one).
 
@@ -111,16 +123,7 @@ class Machine:
 
     # ---- waiting -----------------------------------------------------------------------------
     def wait(self, desc, probe, timeout=None, interval=1.0):
-        """Call probe() until it returns something truthy; SolveError after the timeout."""
-        timeout = self.wait_timeout if timeout is None else timeout
-        deadline = time.monotonic() + timeout
-        while True:
-            found = probe()
-            if found:
-                return found
-            if time.monotonic() >= deadline:
-                raise SolveError(f"timed out after {timeout:.0f} s waiting for {desc}")
-            time.sleep(interval)
+        return wait_for(desc, probe, self.wait_timeout if timeout is None else timeout, interval)
 
     def wait_app(self, name, predicate, desc, timeout=None):
         def probe():
