@@ -42,9 +42,23 @@ def checks(result, roots: dict[str, str], commits: dict[str, str]) -> dict:
     return {c["check"]: (c["status"], same(c["message"])) for s in result["steps"] for c in s["checks"]}
 
 
+def reset(plane, vm: Path) -> None:
+    """The lab as never started (an earlier test may have left it solved for another workspace)."""
+    inventory = vm.parent / "inventory.json"
+    inventory.write_text(json.dumps({"learners": {"hosts": {"vm": {
+        "ansible_connection": "local", "ansible_python_interpreter": sys.executable,
+        "lab_kubectl": [str(plane.bin_dir / "kubectl")], "lab_admin_kubeconfig": str(plane.kubeconfig),
+        "lab_workspace_root": str(vm), "lab_bare_root": str(plane.bare_root)}}}}))
+    result = subprocess.run([str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory),
+                             "playbooks/reset.yml", "-e", f"reset_lab={LAB.id}", "-e", f"reset_confirm={LAB.id}"],
+                            cwd=REPO_ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:]
+
+
 def test_the_solved_plane_recorded_and_replayed_grades_the_same(plane, tmp_path):
     vm = tmp_path / "vm" / "root"
     vm.mkdir(parents=True)
+    reset(plane, vm)
     kubectl, argocd, kubeconfig = str(plane.bin_dir / "kubectl"), str(plane.bin_dir / "argocd"), str(plane.kubeconfig)
     saved = os.environ["PATH"]
     os.environ["PATH"] = f"{plane.bin_dir}:{saved}"  # the probes run validate.sh, which calls kubectl
