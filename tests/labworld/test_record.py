@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from ansible.module_utils.labgrader.labs import LABS
 
 from labworld.__main__ import main
 from labworld.materialize import materialize
+from tests.conftest import REPO_ROOT
 from tests.grader.conftest import host_collector
 
 # (world, the labs it is graded for): each lab's golden and classic mistakes, the other shapes
@@ -208,3 +210,20 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv, message):
     assert main(["record", *argv, "--out", str(tmp_path / "world.yaml")]) == 2
     assert capsys.readouterr().err == message + "\n"
     assert not (tmp_path / "world.yaml").exists()
+
+
+def test_the_recorder_runs_where_ansible_is_not_installed(fake_api, tmp_path):
+    """A learner VM has the grader's Python libraries, not Ansible: the grader's module_utils are
+    imported under a package of the recorder's own; the world is the one recorded with Ansible."""
+    source = fake_api.world("cgoa-ci/golden.yaml")
+    with_ansible = record_host(source, ["cgoa-ci"], tmp_path / "with.yaml")
+    code = ("import sys; sys.modules['ansible'] = None; from labworld.__main__ import main; "
+            "sys.exit(main(sys.argv[1:]))")
+    argv = ["record", "--lab", "cgoa-ci", "--out", str(tmp_path / "without.yaml"), *site_args(source)]
+    result = subprocess.run([sys.executable, "-c", code, *argv], cwd=REPO_ROOT, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+
+    def body(path):
+        return [line for line in path.read_text().splitlines() if "recorded by python -m labworld" not in line]
+    assert body(tmp_path / "without.yaml") == body(with_ansible)
