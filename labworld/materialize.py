@@ -117,6 +117,9 @@ def build_repo(host_root: Path, name: str, spec: dict) -> tuple[dict[str, str], 
         prev = None
         for i, commit in enumerate(spec["commits"]):
             where = f"repos.{name}.commits[{i}] ({commit['id']})"
+            parents = commit.get("parents")
+            if parents:  # its files change its first parent, not the commit before it in the list
+                _git("reset", "-q", "--hard", shas[parents[0]], cwd=work)
             for rel, fspec in (commit.get("files") or {}).items():
                 target = work / rel
                 if fspec is None:
@@ -152,7 +155,12 @@ def build_repo(host_root: Path, name: str, spec: dict) -> tuple[dict[str, str], 
                    "GIT_COMMITTER_NAME": aname, "GIT_COMMITTER_EMAIL": aemail, "GIT_COMMITTER_DATE": stamp}
             _git("add", "-A", cwd=work)
             message = commit.get("message") or commit["id"]
-            _git("commit", "-q", "--allow-empty", "-m", message, cwd=work, env=env)
+            if parents:
+                tree = _git("write-tree", cwd=work)
+                merged = [arg for p in parents for arg in ("-p", shas[p])]
+                _git("reset", "-q", _git("commit-tree", tree, *merged, "-m", message, cwd=work, env=env), cwd=work)
+            else:
+                _git("commit", "-q", "--allow-empty", "-m", message, cwd=work, env=env)
             shas[commit["id"]] = _git("rev-parse", "HEAD", cwd=work)
             dates[commit["id"]] = rfc3339(when)
             prev = when

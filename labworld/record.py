@@ -278,23 +278,28 @@ def repo_spec(repo, recording: Recording) -> dict | None:
         recording.warnings.append(f"{repo.path}: the grader found it {repo.problem} ({repo.detail}); "
                                   "the replay has no repo there")
         return None
-    commits, present = [], {}
-    if any(len(c["parents"]) > 1 for c in repo.commits.values()):
-        recording.warnings.append(f"{repo.path}: merge commits are replayed as a linear history")
     if repo.truncated:
         recording.warnings.append(f"{repo.path}: more files under the prefixes than the grader reads")
     ids = commit_ids(repo.commits)
+    commits, trees, previous = [], {}, None
     for sha in oldest_first(repo):
-        wanted = {path: text for path, text in repo.history.get(sha, {}).items() if text is not None}
+        parents = repo.commits[sha]["parents"]
+        if not parents and previous:
+            recording.warnings.append(f"{repo.path}: root commit {sha[:7]} replayed as a child of {previous[:7]}")
+        linear = not parents or parents == [previous]
+        trees[sha] = {path: text for path, text in repo.history.get(sha, {}).items() if text is not None}
         if sha == repo.head:  # files under the prefixes: a blob the grader cannot read stays unreadable
-            wanted.update({path: text if text is not None else {"bytes_hex": "00"} for path, text in repo.tree.items()})
-        files = {path: None for path in present if path not in wanted}
-        files.update({path: spec for path, spec in wanted.items() if present.get(path) != spec})
-        present = wanted
+            trees[sha].update({path: text if text is not None else {"bytes_hex": "00"}
+                               for path, text in repo.tree.items()})
+        base = trees.get(previous, {}) if linear else trees[parents[0]]
+        files = {path: None for path in base if path not in trees[sha]}
+        files.update({path: spec for path, spec in trees[sha].items() if base.get(path) != spec})
         when = datetime.datetime.fromtimestamp(repo.commits[sha]["time"], datetime.UTC)
         commits.append({"id": ids[sha], "date": when.strftime("%Y-%m-%dT%H:%M:%SZ"),
-                        "message": repo.commits[sha]["subject"] or ids[sha], "files": files})
+                        "message": repo.commits[sha]["subject"] or ids[sha], "files": files,
+                        **({} if linear else {"parents": [ids[p] for p in parents]})})
         recording.template.commits[sha] = f"'{name}', '{ids[sha]}'"
+        previous = sha
     return {"branch": "main", "commits": commits}
 
 

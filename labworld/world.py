@@ -25,7 +25,7 @@ from .kinds import BY_GVK, REVIEWS
 
 TOP_KEYS = {"extends", "description", "vars", "repos", "files", "cluster", "probes"}
 REPO_KEYS = {"branch", "commits", "clones"}
-COMMIT_KEYS = {"id", "date", "message", "files", "author"}
+COMMIT_KEYS = {"id", "date", "message", "files", "author", "parents"}
 CLUSTER_KEYS = {"reachable", "token", "access", "objects", "version", "fault", "reviews"}
 FAULT_MODES = {"trickle", "stall", "cut", "flood"}
 FILE_FORMS = ("text", "json", "yaml", "bytes_hex", "size_mb", "symlink", "dir")
@@ -250,6 +250,10 @@ def validate(world: dict, name: str) -> dict:
                 raise WorldError(f"{cw}: `id` (a label used by sha()) is required")
             if cid in seen:
                 raise WorldError(f"{cw}: duplicate commit id {cid!r}")
+            parents = c.get("parents")
+            if parents is not None and (not isinstance(parents, list) or not parents
+                                        or not all(isinstance(p, str) and p in seen for p in parents)):
+                raise WorldError(f"{cw}.parents: a list of ids of earlier commits (its files change the first one)")
             seen.add(cid)
             if not isinstance(c.get("message", ""), str):
                 raise WorldError(f"{cw}.message: must be a string")

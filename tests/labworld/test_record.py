@@ -17,6 +17,7 @@ import yaml
 from ansible.module_utils.labgrader.grading import grade
 from ansible.module_utils.labgrader.labs import LABS
 
+from labworld import WorldError
 from labworld.__main__ import main
 from labworld.materialize import materialize
 from tests.conftest import REPO_ROOT
@@ -57,11 +58,12 @@ def record_host(host_dir: Path, labs, out: Path) -> Path:
 
 def original_ids(replay: Path, source: Path) -> dict[str, str]:
     """{replay's commit id: source's}: a recorded commit's id in the world is its original short id."""
+    def original(repo, label):
+        return subprocess.run(["git", "--git-dir", str(source / "srv" / "bare" / f"{repo}.git"), "rev-parse",
+                               "--verify", f"{label}^{{commit}}"], capture_output=True, text=True,
+                              check=True).stdout.strip()
     rebuilt = json.loads((replay / "labworld.json").read_text())["repos"]
-    originals = [sha for repo in json.loads((source / "labworld.json").read_text())["repos"].values()
-                 for sha in repo["commits"].values()]
-    return {new: next(sha for sha in originals if sha.startswith(label))
-            for repo in rebuilt.values() for label, new in repo["commits"].items()}
+    return {new: original(repo, label) for repo, spec in rebuilt.items() for label, new in spec["commits"].items()}
 
 
 def verdicts(fake_api, host_dir: Path, labs, commits=None) -> dict:
@@ -146,6 +148,37 @@ def test_shapes_a_learner_leaves_replay_as_they_were(fake_api, tmp_path):
     assert verdicts(fake_api, replay, ["cgoa-ci"], original_ids(replay, source)) == original
 
 
+def repo_shape(host_dir: Path, lab_id: str, names: dict[str, str]) -> dict:
+    """The bare repo as the grader reads it, commit ids written as `names` says."""
+    repo = host_collector(host_dir, lab_id)().repo
+    return {names.get(sha, sha): ([names.get(p, p) for p in commit["parents"]], commit["time"], commit["subject"],
+                                  repo.history[sha]) for sha, commit in repo.commits.items()}
+
+
+def test_a_history_with_merges_replays_with_its_parents(fake_api, tmp_path):
+    """A side branch from an older commit, merged into main: each commit keeps its parents (the
+    world's `parents`), and its tracked files."""
+    source = fake_api.world("capa-src/golden.yaml")
+    clone = source / "root" / "capa-src" / "repo"
+    git("checkout", "-q", "-b", "side", "HEAD~3", cwd=clone)
+    (clone / "waves" / "config.yaml").parent.mkdir(exist_ok=True)
+    (clone / "waves" / "config.yaml").write_text("side: true\n")
+    git("add", "-A", cwd=clone)
+    git("commit", "-q", "-m", "side", cwd=clone)
+    git("checkout", "-q", "main", cwd=clone)
+    git("merge", "-q", "--no-ff", "-X", "ours", "-m", "merge side", "side", cwd=clone)
+    git("push", "-q", "origin", "main", cwd=clone)
+    original = verdicts(fake_api, source, ["capa-src"])
+    recorded = record_host(source, ["capa-src"], tmp_path / "world.yaml")
+    commits = yaml.safe_load(recorded.read_text())["repos"]["src"]["commits"]
+    assert [c["message"] for c in commits if "parents" in c] == ["side", "merge side"]
+    replay = fake_api.root / f"{source.name}-replay"
+    materialize(recorded, replay.name, fake_api.root, fake_api.url)
+    names = original_ids(replay, source)
+    assert repo_shape(replay, "capa-src", names) == repo_shape(source, "capa-src", {})
+    assert verdicts(fake_api, replay, ["capa-src"], names) == original
+
+
 def test_the_golden_replays_pass_and_the_mistakes_replay_their_failures(fake_api, tmp_path):
     """The comparison above means something: the replays are graded, not errored."""
     for world, lab, failing in (("cgoa-ci/golden.yaml", "cgoa-ci", set()),
@@ -227,3 +260,13 @@ def test_the_recorder_runs_where_ansible_is_not_installed(fake_api, tmp_path):
     def body(path):
         return [line for line in path.read_text().splitlines() if "recorded by python -m labworld" not in line]
     assert body(tmp_path / "without.yaml") == body(with_ansible)
+
+
+def test_parents_name_earlier_commits(tmp_path):
+    world = tmp_path / "world.yaml"
+    world.write_text(yaml.safe_dump({"repos": {"src": {"commits": [
+        {"id": "a"}, {"id": "b", "parents": ["a", "c"]}, {"id": "c"}]}}}))
+    with pytest.raises(WorldError) as raised:
+        materialize(world, "h", tmp_path / "out", "http://127.0.0.1:1")
+    assert str(raised.value) == (f"{world}: repos.src.commits[1].parents: a list of ids of earlier commits "
+                                 "(its files change the first one)")
