@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import json
 import os
 import re
 import socket
@@ -91,6 +92,7 @@ def kubeconfig_secrets(text: str) -> dict[str, str]:
 
 
 _JINJA_OPEN = re.compile(r"\{(?=[{%#])")
+_JWT = re.compile(r"(?<![\w-])(eyJ[\w-]*\.eyJ[\w-]*\.)[\w-]+")
 
 
 def escape(text: str) -> str:
@@ -130,6 +132,8 @@ class Templater:
         for secret, replacement in self.secrets.items():
             if secret not in self.site:  # the grader's own token becomes the replay's
                 text = text.replace(secret, replacement)
+        # a JWT anywhere else (a script's --token) loses its signature too
+        text = _JWT.sub(lambda m: m.group(0) if m.group(0) in self.site else m.group(1) + REDACTED_SIGNATURE, text)
         table = {**self.site, **(self.paths if paths else {})}
         patterns = [(p, lambda m, t=table: t[m.group(0)]) for p in [self._pattern(table)] if p]
         if self.commits:
@@ -510,4 +514,12 @@ def site_options(args) -> dict:
     for name in ("workspace_root", "bare_root"):
         if not os.path.isabs(getattr(args, name)):
             raise WorldError(f"--{name.replace('_', '-')} must be an absolute path")
+    if args.probe_replay:
+        try:
+            with open(args.probe_replay, encoding="utf-8") as handle:
+                replay = json.load(handle)
+        except (OSError, ValueError) as exc:
+            raise WorldError(f"--probe-replay {args.probe_replay}: {getattr(exc, 'strerror', None) or exc}") from None
+        if not isinstance(replay, dict):
+            raise WorldError(f"--probe-replay {args.probe_replay}: not a mapping of lab id to probe results")
     return {name: getattr(args, name) for name in SITE_KEYS}

@@ -210,12 +210,16 @@ def test_recording_reads_only_and_sends_gets_and_the_declared_reviews(fake_api, 
 
 def test_no_token_is_copied_into_the_world(fake_api, tmp_path):
     source = fake_api.world("cgoa-ci/golden.yaml")
+    bump = source / "root/cgoa-ci/bump.sh"  # a token of a kubeconfig the lab does not read, in a script
+    bump.write_text(bump.read_text() + "# kubectl --token eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.c2VjcmV0LXNpZ25hdHVyZQ\n")
     text = record_host(source, ["cgoa-ci"], tmp_path / "world.yaml").read_text()
     ci_token = yaml.safe_load((source / "root/cgoa-ci/ci-kubeconfig").read_text())["users"][0]["user"]["token"]
     header, claims, signature = ci_token.split(".")
     assert signature not in text
     assert f"token: {header}.{claims}.labworld-redacted-signature" in text  # the claims the grader reads
     assert f"labworld-{source.name}-token" not in text
+    assert "c2VjcmV0LXNpZ25hdHVyZQ" not in text
+    assert "--token eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.labworld-redacted-signature" in text
     assert "token: labworld-{{ host }}-token" in text  # the grader's own token is the replay's
 
 
@@ -238,10 +242,16 @@ def test_commit_ids_become_templates_of_the_rebuilt_commits(fake_api, tmp_path):
     (["--lab", "cgoa-ci", "--api-timeout", "0"],
      "labworld: error: --api-timeout must be more than 0 and at most 600 seconds"),
     (["--lab", "cgoa-ci", "--workspace-root", "root"], "labworld: error: --workspace-root must be an absolute path"),
+    (["--lab", "cgoa-ci", "--probe-replay", "/nonexistent/probes.json"],
+     "labworld: error: --probe-replay /nonexistent/probes.json: No such file or directory"),
+    (["--lab", "cgoa-ci", "--probe-replay", "{tmp}/probes.json"],
+     "labworld: error: --probe-replay {tmp}/probes.json: Expecting value: line 1 column 1 (char 0)"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv, message):
+    (tmp_path / "probes.json").write_text("not JSON")
+    argv = [arg.replace("{tmp}", str(tmp_path)) for arg in argv]
     assert main(["record", *argv, "--out", str(tmp_path / "world.yaml")]) == 2
-    assert capsys.readouterr().err == message + "\n"
+    assert capsys.readouterr().err == message.replace("{tmp}", str(tmp_path)) + "\n"
     assert not (tmp_path / "world.yaml").exists()
 
 
