@@ -1,6 +1,7 @@
 """python -m labworld record on the real control plane: cgoa-ci solved by its reference solution,
 recorded (the probes run for real against the API server), replayed on the fake API server and
-graded offline: every check has the verdict and the message of the grade of the plane."""
+graded offline: every check has the verdict and the message of the grade of the plane, and
+recording changed nothing in the workspace or the bare repo."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ sys.path.insert(0, str(REPO_ROOT))
 from labworld.__main__ import main  # noqa: E402
 from labworld.materialize import materialize  # noqa: E402
 from labworld.server import make_server  # noqa: E402
+from tests.labworld.test_record import digest  # noqa: E402
 
 pytestmark = pytest.mark.controlplane
 LAB = LABS["cgoa-ci"]
@@ -69,9 +71,11 @@ def test_the_solved_plane_recorded_and_replayed_grades_the_same(plane, tmp_path)
         site = Site(bare_root=str(plane.bare_root), workspace_root=str(vm), k3s_kubeconfig=kubeconfig)
         original = grade(LAB, collector(LAB, site, kubeconfig, timeout=15), "en", settle_seconds=90, poll_seconds=3)
         world = tmp_path / "world.yaml"
+        before = {path: digest(path) for path in (vm, plane.bare_root / "ci.git")}
         assert main(["record", "--lab", LAB.id, "--out", str(world), "--kubeconfig", kubeconfig,
                      "--k3s-kubeconfig", kubeconfig, "--workspace-root", str(vm),
                      "--bare-root", str(plane.bare_root), "--api-timeout", "15"]) == 0
+        assert {path: digest(path) for path in before} == before  # the probes ran on copies
     finally:
         os.environ["PATH"] = saved
     hosts = tmp_path / "hosts"
