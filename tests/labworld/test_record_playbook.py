@@ -19,6 +19,7 @@ from labworld.server import make_server
 from tests.conftest import REPO_ROOT, WORLDS
 from tests.labworld.test_record import digest
 
+pytestmark = pytest.mark.playbook
 PLAYBOOK = str(Path(sys.executable).with_name("ansible-playbook"))
 
 
