@@ -91,8 +91,10 @@ def grade_learner(learner: Learner, settle_seconds: float = 90) -> tuple[dict, d
 
 
 def verdicts(checks: dict[str, dict], learner: Learner) -> dict[str, tuple[str, str]]:
-    """check id -> (status, message) with the learner's root written <root>."""
-    return {cid: (c["status"], c["message"].replace(str(learner.root), "<root>")) for cid, c in checks.items()}
+    """check id -> (status, message) with the learner's root written <root> and the plane's bare
+    repo root <bare>."""
+    return {cid: (c["status"], c["message"].replace(str(learner.root), "<root>")
+                  .replace(str(learner.plane.bare_root), "<bare>")) for cid, c in checks.items()}
 
 
 def tree_digest(path: Path) -> dict[str, str]:

@@ -7,13 +7,17 @@ script's own output are pinned up to that output."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import subprocess
 from pathlib import Path
 
+from ansible.module_utils.labgrader.labs.cgoa_ci import APP, CI_NS, DRYRUN_NS, PROD_NS
 from ansible.module_utils.labgrader.solutions.cgoa_ci import web_yaml
+from cpharness import wait_until
 from labflow import edited, replaced
+from mutations_capa_src import evidence
 
 
 def mutation_client_dry_run(plane, learner):
@@ -68,17 +72,6 @@ def mutation_can_write_prod_as_string(plane, learner):
 
 
 @contextlib.contextmanager
-def mutation_role_with_star_verbs(plane, learner):
-    plane.kubectl("-n", "ci-dryrun", "patch", "role", "dryrun-deployments", "--type=json", "-p",
-                  '[{"op": "replace", "path": "/rules/0/verbs", "value": ["*"]}]')
-    try:
-        yield
-    finally:
-        plane.kubectl("-n", "ci-dryrun", "patch", "role", "dryrun-deployments", "--type=json", "-p",
-                      '[{"op": "replace", "path": "/rules/0/verbs", "value": ["get", "create", "patch"]}]')
-
-
-@contextlib.contextmanager
 def mutation_token_lives_one_hour(plane, learner):
     kubeconfig = learner.workspace / "ci-kubeconfig"
     original = kubeconfig.read_text(encoding="utf-8")
@@ -91,39 +84,386 @@ def mutation_token_lives_one_hour(plane, learner):
         kubeconfig.write_text(original, encoding="utf-8")
 
 
+def git_env(plane):
+    """A learner's git: a fixed identity, kubectl on PATH for the pre-receive hook."""
+    return {**os.environ, "GIT_AUTHOR_NAME": "l", "GIT_AUTHOR_EMAIL": "l@x", "GIT_COMMITTER_NAME": "l",
+            "GIT_COMMITTER_EMAIL": "l@x", "PATH": f"{plane.bin_dir}:{os.environ['PATH']}"}
+
+
+def git_out(work, *args, env=None):
+    """git's stdout; a failure raises with git's own output (pushes print the hook's)."""
+    done = subprocess.run(["git", "-C", str(work), *args], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, (args, done.stdout, done.stderr)
+    return done.stdout.strip()
+
+
+# Pushes that reproduce what reached main before the gate existed: receive-pack without hooks.
+NO_HOOKS = ["--receive-pack=git -c core.hooksPath=/dev/null receive-pack"]
+
+
 @contextlib.contextmanager
+def rewritten_main(plane, learner, rewrite, push=()):
+    """Bare main replaced by what `rewrite(work, env)` leaves checked out in a fresh clone (pushed
+    with `push` options); Argo CD follows it. Yields {"old": original head, "new": new head}.
+    Restored by force-pushing the original main back and waiting for Argo CD to follow."""
+    work = Path(learner.root) / "rewrite"
+    shutil.rmtree(work, ignore_errors=True)
+    env = git_env(plane)
+    git_out(learner.root, "clone", "-q", str(learner.bare), str(work), env=env)
+    original = git_out(work, "rev-parse", "HEAD")
+    rewrite(work, env)
+    git_out(work, "push", "-q", "-f", *push, "origin", "HEAD:refs/heads/main", env=env)
+    heads = {"old": original, "new": git_out(work, "rev-parse", "HEAD")}
+    try:
+        follow(plane, heads["new"])
+        yield heads
+    finally:
+        git_out(work, "push", "-q", "-f", "origin", f"{original}:refs/heads/main", env=env)
+        follow(plane, original)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def drop_broken_commit(work, env):
+    """main rebuilt from its root with the bump alone: no broken commit, no revert."""
+    root = git_out(work, "rev-list", "--max-parents=0", "HEAD")
+    git_out(work, "reset", "-q", "--hard", root, env=env)
+    (work / "deploy" / "web.yaml").write_text(web_yaml(image="nginx:1.28-alpine"), encoding="utf-8")
+    git_out(work, "commit", "-q", "-am", "ci: web nginx:1.28-alpine", env=env)
+
+
 def mutation_history_rewritten(plane, learner):
     """The broken commit dropped from main by a rewrite (force-push) instead of a revert; Argo CD
     follows the rewritten main. Restored by force-pushing the original main back."""
-    work = Path(learner.root) / "rewrite"
-    shutil.rmtree(work, ignore_errors=True)
-    subprocess.run(["git", "clone", "-q", str(learner.bare), str(work)], check=True)
-    env = {**os.environ, "GIT_AUTHOR_NAME": "l", "GIT_AUTHOR_EMAIL": "l@x", "GIT_COMMITTER_NAME": "l",
-           "GIT_COMMITTER_EMAIL": "l@x", "PATH": f"{plane.bin_dir}:{os.environ['PATH']}"}
-    original = subprocess.run(["git", "-C", str(work), "rev-parse", "HEAD"], capture_output=True, text=True,
-                              check=True).stdout.strip()
-    root = subprocess.run(["git", "-C", str(work), "rev-list", "--max-parents=0", "HEAD"], capture_output=True,
-                          text=True, check=True).stdout.strip()
-    subprocess.run(["git", "-C", str(work), "reset", "-q", "--hard", root], check=True, env=env)
-    (work / "deploy" / "web.yaml").write_text(web_yaml(image="nginx:1.28-alpine"), encoding="utf-8")
-    subprocess.run(["git", "-C", str(work), "commit", "-q", "-am", "ci: web nginx:1.28-alpine"], check=True, env=env)
-    subprocess.run(["git", "-C", str(work), "push", "-q", "-f", "origin", "main"], check=True, env=env)
-    rewritten = subprocess.run(["git", "-C", str(work), "rev-parse", "HEAD"], capture_output=True, text=True,
-                               check=True).stdout.strip()
-    try:
-        follow(plane, rewritten)
-        yield
-    finally:
-        subprocess.run(["git", "-C", str(work), "push", "-q", "-f", "origin", f"{original}:refs/heads/main"],
-                       check=True, env=env)
-        follow(plane, original)
+    return rewritten_main(plane, learner, drop_broken_commit)
 
 
 def follow(plane, revision):
     """Argo CD has read `revision` of main: the same manifests, so only status.sync.revision moves."""
-    plane.hard_refresh("ci-web")
-    plane.wait_app("ci-web", lambda a: a.get("status", {}).get("sync", {}).get("revision") == revision
+    plane.hard_refresh(APP)
+    plane.wait_app(APP, lambda a: a.get("status", {}).get("sync", {}).get("revision") == revision
                    and a["status"]["sync"].get("status") == "Synced", f"synced at {revision}", timeout=180)
+
+
+def typo_then_fix(work, env):
+    """A replica: typo committed on main and fixed by the next commit (before the gate existed)."""
+    web = work / "deploy" / "web.yaml"
+    good = web.read_text(encoding="utf-8")
+    web.write_text(good.replace("  replicas: 2\n", "  replica: 2\n"), encoding="utf-8")
+    git_out(work, "commit", "-q", "-am", "web: replica typo", env=env)
+    web.write_text(good, encoding="utf-8")
+    git_out(work, "commit", "-q", "-am", "web: fix the replica typo", env=env)
+
+
+def bump_message_changed(work, env):
+    git_out(work, "commit", "-q", "--amend", "-m", "bump web to 1.28-alpine", env=env)
+
+
+def namespace_in_every_commit(work, env):
+    """main rebuilt commit by commit, each deploy/web.yaml naming metadata.namespace ci-web."""
+    commits = git_out(work, "rev-list", "--reverse", "HEAD").split()
+    git_out(work, "checkout", "-q", "--orphan", "rebuilt", env=env)
+    for sha in commits:
+        git_out(work, "read-tree", "-u", "--reset", sha, env=env)
+        web = work / "deploy" / "web.yaml"
+        web.write_text(web.read_text(encoding="utf-8").replace("  name: web\n", "  name: web\n  namespace: ci-web\n",
+                                                               1), encoding="utf-8")
+        git_out(work, "add", "-A", env=env)
+        git_out(work, "commit", "-q", "-C", sha, env=env)
+
+
+@contextlib.contextmanager
+def history_with_evidence(plane, learner, rewrite, push=()):
+    """main rewritten, and the evidence a learner writes at the end names the new commits:
+    report.json deployed_revision the new head, broken.json commit the new broken commit."""
+    with rewritten_main(plane, learner, rewrite, push) as heads:
+        broken = next(sha for sha in git_out(learner.bare, "rev-list", "main").split()
+                      if "replicas: two" in git_out(learner.bare, "show", f"{sha}:deploy/web.yaml"))
+        with evidence(learner, "report.json", deployed_revision=heads["new"]), \
+                evidence(learner, "broken.json", commit=broken):
+            yield
+
+
+def mutation_typo_reached_main_before_the_gate(plane, learner):
+    return history_with_evidence(plane, learner, typo_then_fix, NO_HOOKS)
+
+
+def mutation_bump_with_another_message(plane, learner):
+    return history_with_evidence(plane, learner, bump_message_changed)
+
+
+def mutation_baseline_names_namespace(plane, learner):
+    """The learner's own gate would refuse these manifests (-n ci-dryrun against namespace ci-web):
+    they reached main before it existed."""
+    return history_with_evidence(plane, learner, namespace_in_every_commit, NO_HOOKS)
+
+
+# ---------------------------------------------------------------- the clone
+
+
+def mutation_clone_not_reset(plane, learner):
+    """The typo commit the hook refused stays on the clone's main (no git reset --hard origin/main)."""
+    @contextlib.contextmanager
+    def ahead():
+        web = learner.clone / "deploy" / "web.yaml"
+        web.write_text(web_yaml(image="nginx:1.28-alpine", replicas_key="replica"), encoding="utf-8")
+        learner.git("commit", "-q", "-am", "web: typo")
+        try:
+            yield
+        finally:
+            learner.git("reset", "-q", "--hard", "origin/main")
+    return ahead()
+
+
+def mutation_clone_origin_elsewhere(plane, learner):
+    return edited(learner.clone / ".git" / "config", f"url = {learner.bare}", "url = /root/ci.git")
+
+
+# ---------------------------------------------------------------- evidence files
+
+
+def mutation_sync_status_after_revert(plane, learner):
+    """broken.json written after the revert had synced."""
+    return evidence(learner, "broken.json", sync_status="Synced")
+
+
+def mutation_live_replicas_from_git(plane, learner):
+    """live_replicas copied from git (the string "two") instead of read from the live Deployment."""
+    return evidence(learner, "broken.json", live_replicas="two")
+
+
+def mutation_operation_message_invented(plane, learner):
+    return evidence(learner, "broken.json", operation_message="sync failed: replicas must be a number")
+
+
+def mutation_roles_swapped(plane, learner):
+    return evidence(learner, "report.json", ci_writes="cluster", cd_writes="git")
+
+
+def mutation_gate_pre_commit(plane, learner):
+    """A client-side hook named as the gate: it runs in the learner's clone, which anyone can skip."""
+    return evidence(learner, "report.json", gate="pre-commit")
+
+
+def mutation_deployed_revision_before_bump(plane, learner):
+    """report.json deployed_revision read before the bump had synced (the revert commit)."""
+    revert = git_out(learner.bare, "rev-parse", "main~1")
+    return evidence(learner, "report.json", deployed_revision=revert)
+
+
+# ---------------------------------------------------------------- kubeconfigs
+
+
+@contextlib.contextmanager
+def kubeconfig_changed(plane, path, *commands):
+    """`path` changed by `kubectl config --kubeconfig <path> <command>` for each command; restored."""
+    original, mode = path.read_text(encoding="utf-8"), path.stat().st_mode
+    try:
+        for command in commands:
+            plane.run([str(plane.bin_dir / "kubectl"), "config", "--kubeconfig", str(path), *command])
+        yield
+    finally:
+        path.write_text(original, encoding="utf-8")
+        path.chmod(mode)
+
+
+def mutation_argocd_kubeconfig_namespace_default(plane, learner):
+    return kubeconfig_changed(plane, learner.workspace / "kubeconfig", ["set-context", "--current",
+                                                                         "--namespace=default"])
+
+
+def mutation_ci_kubeconfig_without_namespace(plane, learner):
+    """validate.sh passes -n ci-dryrun itself, so only the file's context is wrong."""
+    return kubeconfig_changed(plane, learner.workspace / "ci-kubeconfig", ["unset", "contexts.ci.namespace"])
+
+
+def mutation_ci_kubeconfig_in_cluster_server(plane, learner):
+    """The in-cluster address, which the VM itself cannot resolve."""
+    return kubeconfig_changed(plane, learner.workspace / "ci-kubeconfig",
+                              ["set-cluster", "lab", "--server=https://kubernetes.default.svc"])
+
+
+@contextlib.contextmanager
+def mutation_token_of_default_account(plane, learner):
+    """`kubectl create token default -n ci`: 8 hours, but another ServiceAccount."""
+    token = plane.kubectl("create", "token", "default", "-n", CI_NS, "--duration=8h").stdout.strip()
+    with kubeconfig_changed(plane, learner.workspace / "ci-kubeconfig",
+                            ["set-credentials", "validator", f"--token={token}"]):
+        yield
+
+
+# ---------------------------------------------------------------- RBAC
+
+
+@contextlib.contextmanager
+def json_patched(plane, kind, name, namespace, patch, undo):
+    plane.kubectl("-n", namespace, "patch", kind, name, "--type=json", "-p", json.dumps(patch))
+    try:
+        yield
+    finally:
+        plane.kubectl("-n", namespace, "patch", kind, name, "--type=json", "-p", json.dumps(undo))
+
+
+def role_verbs(verbs):
+    return [{"op": "replace", "path": "/rules/0/verbs", "value": verbs}]
+
+
+SOLVED_VERBS = ["get", "create", "patch"]
+
+
+def mutation_role_with_star_verbs(plane, learner):
+    return json_patched(plane, "role", "dryrun-deployments", DRYRUN_NS, role_verbs(["*"]), role_verbs(SOLVED_VERBS))
+
+
+def mutation_role_grants_delete(plane, learner):
+    return json_patched(plane, "role", "dryrun-deployments", DRYRUN_NS, role_verbs([*SOLVED_VERBS, "delete"]),
+                        role_verbs(SOLVED_VERBS))
+
+
+def subject_namespace(namespace):
+    return [{"op": "replace", "path": "/subjects/0/namespace", "value": namespace}]
+
+
+def mutation_binding_names_wrong_namespace(plane, learner):
+    """The subject's namespace is the RoleBinding's own (ci-dryrun): another, non-existent account."""
+    return json_patched(plane, "rolebinding", "validator-dryrun", DRYRUN_NS, subject_namespace(DRYRUN_NS),
+                        subject_namespace(CI_NS))
+
+
+@contextlib.contextmanager
+def mutation_validator_bound_to_edit_in_prod(plane, learner):
+    """A second RoleBinding in ci-web gives ci:validator ClusterRole edit there: CI can write prod."""
+    plane.kubectl("-n", PROD_NS, "create", "rolebinding", "validator-edit", "--clusterrole=edit",
+                  f"--serviceaccount={CI_NS}:validator")
+    try:
+        yield
+    finally:
+        plane.kubectl("-n", PROD_NS, "delete", "rolebinding", "validator-edit")
+
+
+@contextlib.contextmanager
+def mutation_service_account_missing(plane, learner):
+    """ServiceAccount ci/validator deleted: its tokens stop authenticating. Undo creates it again with
+    a new 8-hour token in ci-kubeconfig (a token belongs to the account's uid; the old one cannot
+    come back)."""
+    plane.kubectl("-n", CI_NS, "delete", "serviceaccount", "validator")
+    kubeconfig = learner.workspace / "ci-kubeconfig"
+    try:
+        # The API server caches a token's authentication for up to 10 s.
+        wait_until("the token no longer authenticates", lambda: "Unauthorized" in plane.kubectl(
+            "auth", "whoami", kubeconfig=kubeconfig, check=False).stderr, timeout=60)
+        yield
+    finally:
+        plane.kubectl("-n", CI_NS, "create", "serviceaccount", "validator")
+        token = plane.kubectl("create", "token", "validator", "-n", CI_NS, "--duration=8h").stdout.strip()
+        plane.run([str(plane.bin_dir / "kubectl"), "config", "--kubeconfig", str(kubeconfig), "set-credentials",
+                   "validator", f"--token={token}"])
+
+
+# ---------------------------------------------------------------- scripts
+
+
+@contextlib.contextmanager
+def mode_removed(path, bits):
+    mode = path.stat().st_mode
+    path.chmod(mode & ~bits)
+    try:
+        yield
+    finally:
+        path.chmod(mode)
+
+
+EXECUTE = 0o111
+
+
+def mutation_validate_not_executable(plane, learner):
+    return mode_removed(learner.workspace / "validate.sh", EXECUTE)
+
+
+def mutation_hook_not_executable(plane, learner):
+    """git skips a pre-receive hook it cannot execute (with a hint): every push goes through."""
+    return mode_removed(learner.bare / "hooks" / "pre-receive", EXECUTE)
+
+
+@contextlib.contextmanager
+def mutation_validate_without_dry_run(plane, learner):
+    """kubectl apply without --dry-run: every valid probe manifest is really created in ci-dryrun.
+    Undo deletes them."""
+    with edited(learner.workspace / "validate.sh", " --dry-run=server", ""):
+        try:
+            yield
+        finally:
+            plane.kubectl("-n", DRYRUN_NS, "delete", "deployments", "-l", "app=lab-probe", "--wait=false")
+
+
+# ---------------------------------------------------------------- the live Application
+
+
+def app_status(app):
+    return app.get("status", {})
+
+
+def sync_now(plane, learner):
+    """`argocd app sync ci-web --core`: the last operation is Succeeded at bare main's head again."""
+    result = plane.argocd("app", "sync", APP, "--core", "--timeout", "180", timeout=240)
+    assert result.returncode == 0, result.stdout + result.stderr
+    plane.wait_synced_healthy(APP, git_out(learner.bare, "rev-parse", "main"), timeout=180)
+
+
+def automated_flag(flag, present):
+    path = f"/spec/syncPolicy/automated/{flag}"
+    return [{"op": "add", "path": path, "value": True}] if present else [{"op": "remove", "path": path}]
+
+
+def mutation_live_app_without_prune(plane, learner):
+    """`kubectl edit` of the live Application drops prune; app.yaml keeps it."""
+    return json_patched(plane, "applications.argoproj.io", APP, "argocd", automated_flag("prune", False),
+                        automated_flag("prune", True))
+
+
+def mutation_app_file_without_self_heal(plane, learner):
+    """app.yaml lost selfHeal after it was applied (the live Application still has it)."""
+    return edited(learner.workspace / "app.yaml", "      selfHeal: true\n", "")
+
+
+@contextlib.contextmanager
+def mutation_self_heal_off_then_set_image(plane, learner):
+    """selfHeal removed from the live Application, then `kubectl set image` of the prod Deployment:
+    Argo CD leaves the drift (OutOfSync) and prod runs what git does not say. Undo puts selfHeal
+    back and syncs."""
+    patch = automated_flag("selfHeal", False)
+    plane.kubectl("-n", "argocd", "patch", "applications.argoproj.io", APP, "--type=json", "-p", json.dumps(patch))
+    try:
+        plane.kubectl("-n", PROD_NS, "set", "image", "deployment/web", "web=nginx:1.29-alpine")
+        plane.hard_refresh(APP)
+        plane.wait_app(APP, lambda a: app_status(a).get("sync", {}).get("status") == "OutOfSync"
+                       and app_status(a).get("health", {}).get("status") == "Healthy", "OutOfSync and Healthy")
+        yield
+    finally:
+        plane.kubectl("-n", "argocd", "patch", "applications.argoproj.io", APP, "--type=json", "-p",
+                      json.dumps(automated_flag("selfHeal", True)))
+        sync_now(plane, learner)
+
+
+@contextlib.contextmanager
+def mutation_broken_commit_still_retrying(plane, learner):
+    """Moving on without terminate-op: the broken commit's auto-sync operation (what the controller
+    writes: the commit, prune, the sync options, the default 5 retries) still runs. Undo
+    terminates it and syncs main's head again."""
+    broken = json.loads((learner.workspace / "broken.json").read_text(encoding="utf-8"))["commit"]
+    operation = {"initiatedBy": {"automated": True}, "retry": {"limit": 5},
+                 "sync": {"revision": broken, "prune": True, "syncOptions": ["CreateNamespace=true"]}}
+    plane.kubectl("-n", "argocd", "patch", "applications.argoproj.io", APP, "--type=merge", "-p",
+                  json.dumps({"operation": operation}))
+    try:
+        plane.wait_app(APP, lambda a: app_status(a).get("operationState", {}).get("phase") == "Running"
+                       and "Retrying attempt" in app_status(a)["operationState"].get("message", ""),
+                       "the broken commit's operation retrying")
+        yield
+    finally:
+        plane.argocd("app", "terminate-op", APP, "--core")
+        plane.wait_app(APP, lambda a: app_status(a).get("operationState", {}).get("phase") not in
+                       ("Running", "Terminating"), "the operation ended")
+        sync_now(plane, learner)
 
 
 VALIDATE_REJECTS = {
@@ -178,4 +518,123 @@ MUTATIONS = {
         # Argo CD followed the rewritten main, so the recorded revision is stale too.
         "cgoa-ci.8.deployed-revision": 'report.json deployed_revision: expected "',
         "cgoa-ci.8.broken-reached-git": "report.json broken_reached_git: expected false, found true"}),
+    "replica: typo on main before the gate, fixed by the next commit": (mutation_typo_reached_main_before_the_gate, {
+        "cgoa-ci.6.no-typo-on-main": 'commits on bare main have a replica: key in deploy/web.yaml: ["'}),
+    "bump commit with another message": (mutation_bump_with_another_message, {
+        "cgoa-ci.7.bump-commit": 'no commit on bare main has the message "ci: web nginx:1.28-alpine" and image '
+                                 'nginx:1.28-alpine (found: ["bump web to 1.28-alpine", "Revert \\"web: replicas two\\"", '
+                                 '"web: replicas two", "deploy web nginx:1.27-alpine"])',
+        "cgoa-ci.7.live-revision": 'no commit "ci: web nginx:1.28-alpine" on bare main'}),
+    "baseline names its namespace": (mutation_baseline_names_namespace, {
+        "cgoa-ci.1.baseline-commit": "the first commit adding deploy/web.yaml ("}),
+    "clone not reset after the rejected push": (mutation_clone_not_reset, {
+        "cgoa-ci.6.clone-reset": "the clone's main differs from origin/main: {\"main\": \""}),
+    "clone's origin elsewhere": (mutation_clone_origin_elsewhere, {
+        "cgoa-ci.1.clone-origin": '<root>/root/cgoa-ci/repo: origin is "/root/ci.git", expected "<bare>/ci.git"'}),
+    "broken.json sync_status after the revert": (mutation_sync_status_after_revert, {
+        "cgoa-ci.2.broken-sync-status": 'broken.json sync_status: expected "OutOfSync", found "Synced"'}),
+    "broken.json live_replicas from git": (mutation_live_replicas_from_git, {
+        "cgoa-ci.2.broken-live-replicas": 'broken.json live_replicas: the JSON type must be integer, found string ("two")'}),
+    "broken.json operation_message invented": (mutation_operation_message_invented, {
+        "cgoa-ci.2.broken-operation-message": 'broken.json operation_message "sync failed: replicas must be a number" is '
+                                              "not the message of a failed apply of replicas "
+                                              "(status.operationState.message)"}),
+    "report: who writes where swapped": (mutation_roles_swapped, {
+        "cgoa-ci.8.ci-writes": 'report.json ci_writes: expected "git", found "cluster"',
+        "cgoa-ci.8.cd-writes": 'report.json cd_writes: expected "cluster", found "git"'}),
+    "report: gate pre-commit": (mutation_gate_pre_commit, {
+        "cgoa-ci.8.gate": 'report.json gate: expected "pre-receive", found "pre-commit"'}),
+    "report: deployed_revision before the bump synced": (mutation_deployed_revision_before_bump, {
+        "cgoa-ci.8.deployed-revision": 'report.json deployed_revision: expected "'}),
+    "argocd kubeconfig in namespace default": (mutation_argocd_kubeconfig_namespace_default, {
+        "cgoa-ci.3.argocd-kubeconfig": 'kubeconfig (a copy of k3s\'s / namespace): expected {"server": true, "CA data": '
+                                       'true, "namespace": "argocd"}, found {"server": true, "CA data": true, '
+                                       '"namespace": "default"}'}),
+    "ci-kubeconfig context without a namespace": (mutation_ci_kubeconfig_without_namespace, {
+        "cgoa-ci.3.ci-kubeconfig": 'ci-kubeconfig (cluster of k3s / namespace / token): expected {"server": true, "CA '
+                                   'data": true, "namespace": "ci-dryrun", "token": true}, found {"server": true, "CA '
+                                   'data": true, "namespace": null, "token": true}'}),
+    "ci-kubeconfig names the in-cluster server": (mutation_ci_kubeconfig_in_cluster_server, {
+        "cgoa-ci.3.ci-kubeconfig": 'ci-kubeconfig (cluster of k3s / namespace / token): expected {"server": true, "CA '
+                                   'data": true, "namespace": "ci-dryrun", "token": true}, found {"server": false, "CA '
+                                   'data": true, "namespace": "ci-dryrun", "token": true}',
+        "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: error: "
+                                            "error validating",
+        "cgoa-ci.5.hook-accepts-valid-main":
+            "blocked by step 4: validate.sh does not accept a valid Deployment, so no gate built on it can"}),
+    "token of ServiceAccount default": (mutation_token_of_default_account, {
+        "cgoa-ci.3.ci-token-identity": 'the API server authenticates the token as "system:serviceaccount:ci:default", '
+                                       'expected "system:serviceaccount:ci:validator"',
+        "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: Error from "
+                                            "server (Forbidden)",
+        "cgoa-ci.5.hook-accepts-valid-main":
+            "blocked by step 4: validate.sh does not accept a valid Deployment, so no gate built on it can"}),
+    "Role grants delete": (mutation_role_grants_delete, {
+        "cgoa-ci.3.role": 'Role ci-dryrun/dryrun-deployments rules: expected [{"apiGroups": ["apps"], "resources": '
+                          '["deployments"], "verbs": ["create", "get", "patch"]}], found [{"apiGroups": ["apps"], '
+                          '"resources": ["deployments"], "verbs": ["create", "delete", "get", "patch"]}]'}),
+    "RoleBinding subject in namespace ci-dryrun": (mutation_binding_names_wrong_namespace, {
+        "cgoa-ci.3.role-binding": 'RoleBinding ci-dryrun/validator-dryrun: expected {"roleRef": {"kind": "Role", "name": '
+                                  '"dryrun-deployments"}, "subject": {"kind": "ServiceAccount", "namespace": "ci", ',
+        "cgoa-ci.3.access-dryrun": "the API server's answers for ci:validator differ (question: expected / answer): "
+                                   "create deployments in ci-dryrun: True / False; patch deployments in ci-dryrun: "
+                                   "True / False",
+        "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: Error from "
+                                            "server (Forbidden)",
+        "cgoa-ci.5.hook-accepts-valid-main":
+            "blocked by step 4: validate.sh does not accept a valid Deployment, so no gate built on it can"}),
+    "validator bound to ClusterRole edit in ci-web": (mutation_validator_bound_to_edit_in_prod, {
+        "cgoa-ci.3.no-access-prod": "the API server's answers for ci:validator differ (question: expected / answer): "
+                                    "create deployments in ci-web: False / True; patch deployments in ci-web: False / "
+                                    "True; delete deployments in ci-web: False / True; create configmaps in ci-web: "
+                                    "False / True",
+        "cgoa-ci.8.ci-can-write-prod": "report.json ci_can_write_prod: expected true, found false"}),
+    "ServiceAccount deleted": (mutation_service_account_missing, {
+        "cgoa-ci.3.service-account": "ServiceAccount ci/validator does not exist",
+        "cgoa-ci.3.no-access-prod": "ServiceAccount ci/validator does not exist",
+        "cgoa-ci.3.ci-token-identity": 'the API server does not authenticate the token: [invalid token, '
+                                       'serviceaccounts "validator" not found]',
+        "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: error: "
+                                            "error validating",
+        "cgoa-ci.5.hook-accepts-valid-main":
+            "blocked by step 4: validate.sh does not accept a valid Deployment, so no gate built on it can"}),
+    "validate.sh not executable": (mutation_validate_not_executable, {
+        "cgoa-ci.4.validate-script": "<root>/root/cgoa-ci/validate.sh is not executable (chmod +x)",
+        **{check: "validate.sh was not run: validate.sh is missing or not executable" for check in (
+            "cgoa-ci.4.validate-accepts-valid", "cgoa-ci.4.validate-rejects-string-replicas",
+            "cgoa-ci.4.validate-rejects-unknown-field", "cgoa-ci.4.validate-rejects-mixed",
+            "cgoa-ci.4.validate-created-nothing")},
+        # The hook calls validate.sh and fails on every push: it still refuses the typo.
+        "cgoa-ci.5.hook-accepts-valid-main":
+            "blocked by step 4: validate.sh does not accept a valid Deployment, so no gate built on it can"}),
+    "validate.sh without --dry-run": (mutation_validate_without_dry_run, {
+        "cgoa-ci.4.validate-server-dry-run": "<root>/root/cgoa-ci/validate.sh must use --dry-run=server (not client)",
+        "cgoa-ci.4.validate-created-nothing": 'validate.sh really created ["lab-probe-'}),
+    "pre-receive not executable": (mutation_hook_not_executable, {
+        "cgoa-ci.5.hook-file": "<bare>/ci.git/hooks/pre-receive is not executable (chmod +x)",
+        **{check: "pre-receive was not run: hooks/pre-receive is missing or not executable" for check in (
+            "cgoa-ci.5.hook-rejects-typo-on-main", "cgoa-ci.5.hook-accepts-valid-main",
+            "cgoa-ci.5.hook-rejects-delete-main", "cgoa-ci.5.hook-accepts-other-branch")}}),
+    "live Application without prune": (mutation_live_app_without_prune, {
+        "cgoa-ci.1.live-app": "Application ci-web: fields differ (field: expected / found): "
+                              "spec.syncPolicy.automated.prune: true / null"}),
+    "app.yaml without selfHeal": (mutation_app_file_without_self_heal, {
+        "cgoa-ci.1.app-file": "app.yaml: fields differ (field: expected / found): spec.syncPolicy.automated.selfHeal: "
+                              "true / null"}),
+    "selfHeal off, then kubectl set image": (mutation_self_heal_off_then_set_image, {
+        "cgoa-ci.1.live-app": "Application ci-web: fields differ (field: expected / found): "
+                              "spec.syncPolicy.automated.selfHeal: true / null",
+        "cgoa-ci.2.live-at-head": 'Application ci-web is at {"sync": "OutOfSync", "health": "Healthy", "revision": "',
+        "cgoa-ci.6.live-still-synced": "Application ci-web is OutOfSync / Healthy, expected Synced / Healthy",
+        "cgoa-ci.7.live-revision": 'Application ci-web is at {"sync": "OutOfSync", "health": "Healthy", "revision": "',
+        "cgoa-ci.7.live-image": 'Deployment ci-web/web image: expected "nginx:1.28-alpine", found "nginx:1.29-alpine"'}),
+    "moved on while the broken commit still retries": (mutation_broken_commit_still_retrying, {
+        "cgoa-ci.2.no-broken-retry": "the operation of ci-web still retries the broken commit "}),
+}
+
+# Checks no mutation above flips, with the reason.
+UNFLIPPED = {
+    "cgoa-ci.1.bare-repo": "/srv/bare/ci.git itself missing or without main is not a mistake on a solved VM: every "
+                           "git-reading check would be blocked with it, and Argo CD could not have deployed anything; "
+                           "the unit tests grade the empty VM (tests/grader/test_cgoa_ci.py)",
 }

@@ -159,10 +159,28 @@ MUTATIONS = {
         {"cgoa-ci.3.ci-kubeconfig": 'ci-kubeconfig (cluster of k3s / namespace / token): expected {{"server": '
          'true, "CA data": true, "namespace": "ci-dryrun", "token": true}}, found {{"server": true, "CA data": '
          'true, "namespace": "default", "token": true}}'}),
-    "token not authenticated": (
-        lambda s: s.cluster.snapshot.reads.update(token_review={"user": {}, "error": "token has expired"}),
-        {"cgoa-ci.3.ci-token-identity": 'the API server authenticates the token as "token has expired", expected '
-         '"system:serviceaccount:ci:validator"'}),
+    # The TokenReview status of a token whose ServiceAccount was deleted (observed on the plane):
+    # not authenticated, so the message must not say who it is authenticated as; and the reason
+    # survives the scrubber, which redacts the word after "bearer".
+    "token of a deleted ServiceAccount": (
+        lambda s: s.cluster.snapshot.reads.update(token_review={
+            "user": {}, "error": '[invalid bearer token, serviceaccounts "validator" not found]'}),
+        {"cgoa-ci.3.ci-token-identity": 'the API server does not authenticate the token: [invalid token, '
+         'serviceaccounts "validator" not found]'}),
+    "token refused without a reason": (
+        lambda s: s.cluster.snapshot.reads.update(token_review={"user": {}}),
+        {"cgoa-ci.3.ci-token-identity": "the API server does not authenticate the token: no reason given"}),
+    "token of another ServiceAccount": (
+        lambda s: s.cluster.snapshot.reads["token_review"]["user"].update(username="system:serviceaccount:ci:default"),
+        {"cgoa-ci.3.ci-token-identity": 'the API server authenticates the token as "system:serviceaccount:ci:default", '
+         'expected "system:serviceaccount:ci:validator"'}),
+    "ci-kubeconfig without a token": (
+        lambda s: s.files["ci-kubeconfig"].data[0]["users"][0]["user"].pop("token"),
+        {"cgoa-ci.3.ci-kubeconfig": 'ci-kubeconfig (cluster of k3s / namespace / token): expected {{"server": true, '
+         '"CA data": true, "namespace": "ci-dryrun", "token": true}}, found {{"server": true, "CA data": true, '
+         '"namespace": "ci-dryrun", "token": false}}',
+         "cgoa-ci.3.ci-token-identity": "{ws}/ci-kubeconfig has no user token in its current context",
+         "cgoa-ci.3.ci-token-lifetime": "{ws}/ci-kubeconfig has no user token in its current context"}),
     "token lives one hour": (
         lambda s: s.files["ci-kubeconfig"].data[0]["users"][0]["user"].update(token=token_with_lifetime(3600)),
         {"cgoa-ci.3.ci-token-lifetime": "the token lives 3600 s (exp - iat), expected 28800 s (8 hours)"}),

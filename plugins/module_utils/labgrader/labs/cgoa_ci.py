@@ -303,7 +303,11 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "token_user_wrong": ("the API server authenticates the token as {found}, expected {expected}",
                          "API サーバーはトークンを {found} として認証しました。{expected} である必要があります",
                          "API 서버가 토큰을 {found} 사용자로 인증했습니다. 기대한 사용자는 {expected}입니다"),
-    "token_missing": ("{path} has no bearer token in its current context",
+    "token_rejected": ("the API server does not authenticate the token: {reason}",
+                       "API サーバーはトークンを認証しませんでした: {reason}",
+                       "API 서버가 토큰을 인증하지 않았습니다: {reason}"),
+    # (never "bearer" before a word in a message: the scrubber redacts "Bearer <anything>")
+    "token_missing": ("{path} has no user token in its current context",
                       "{path} の現在のコンテキストにトークンがありません",
                       "{path} 파일의 현재 컨텍스트에 토큰이 없습니다"),
     "token_lifetime_ok": ("the token lives {found} s (8 hours)",
@@ -377,6 +381,7 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                                 "다른 브랜치로의 push 수락"),
     "phrase_timed_out": ("timed out", "制限時間切れ", "제한 시간 초과"),
     "phrase_flooded": ("printed too much", "出力過多", "출력 과다"),
+    "phrase_no_reason": ("no reason given", "理由の記載なし", "이유 없음"),
     "probe_not_run": ("{script} was not run: {reason}",
                       "{script} は実行されませんでした: {reason}",
                       "{script} 스크립트가 실행되지 않았습니다: {reason}"),
@@ -946,9 +951,18 @@ def ci_token_identity(state):
     if context["token"] is None:
         return failed("token_missing", expected=VALIDATOR, found=None, path=state.files["ci-kubeconfig"].path)
     review = state.cluster.get("token_review") or {}
-    user = dig(review, "user", "username") if review.get("authenticated") else None
+    if not review.get("authenticated"):
+        # TokenReview status.error, e.g. '[invalid bearer token, serviceaccounts "validator" not
+        # found]' once the ServiceAccount is deleted (observed on the plane); "bearer token" is
+        # shortened so that the scrubber leaves the reason readable.
+        error = dig(review, "error")
+        if not error:
+            return failed("token_rejected", expected=VALIDATOR, found=None, reason_key="phrase_no_reason")
+        return failed("token_rejected", expected=VALIDATOR, found=None,
+                      reason=re.sub(r"(?i)\bbearer token\b", "token", str(error)))
+    user = dig(review, "user", "username")
     if user != VALIDATOR:
-        return failed("token_user_wrong", expected=VALIDATOR, found=user or dig(review, "error"))
+        return failed("token_user_wrong", expected=VALIDATOR, found=user)
     return passed("token_user_ok", expected=VALIDATOR, found=user)
 
 
