@@ -50,7 +50,7 @@ def _git(*args: str, cwd: Path | None = None, env: dict | None = None) -> str:
 
 # -- files -------------------------------------------------------------------------------------
 def encode(spec: Any) -> tuple[str, Any]:
-    """Return (kind, payload): ('bytes', b'..'), ('symlink', target), ('dir', None),
+    """Return (kind, payload): ('bytes', b'..'), ('symlink', target), ('dir', None), ('fifo', None),
     ('stream', (size, fill, prefix, suffix))."""
     if isinstance(spec, str):
         return "bytes", spec.encode("utf-8")
@@ -67,6 +67,8 @@ def encode(spec: Any) -> tuple[str, Any]:
         return "symlink", spec["symlink"]
     if "dir" in spec:
         return "dir", None
+    if "fifo" in spec:
+        return "fifo", None
     size = int(float(spec["size_mb"]) * 1024 * 1024)
     return "stream", (size, spec.get("fill", "x").encode("utf-8"), spec.get("prefix", "").encode("utf-8"),
                       spec.get("suffix", "").encode("utf-8"))
@@ -83,6 +85,8 @@ def write_file(root: Path, rel: str, spec: Any) -> None:
         return
     if kind == "dir":
         dest.mkdir(parents=True, exist_ok=True)
+    elif kind == "fifo":  # a learner's named pipe where a file belongs: a reader that opens it hangs
+        os.mkfifo(dest)
     elif kind == "bytes":
         dest.write_bytes(payload)
     else:

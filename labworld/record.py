@@ -198,6 +198,9 @@ class Recording:
         if stat.S_ISDIR(st.st_mode):
             self.files[dest] = {"dir": True}
             return
+        if stat.S_ISFIFO(st.st_mode):
+            self.files[dest] = {"fifo": True, "mode": f"0{st.st_mode & 0o7777:o}"}
+            return
         if not stat.S_ISREG(st.st_mode):
             self.warnings.append(f"{path}: a special file (mode {stat.filemode(st.st_mode)}) cannot be "
                                  "recorded; the replay has no file there")

@@ -28,7 +28,7 @@ REPO_KEYS = {"branch", "commits", "clones"}
 COMMIT_KEYS = {"id", "date", "message", "files", "author", "parents"}
 CLUSTER_KEYS = {"reachable", "token", "access", "objects", "version", "fault", "reviews"}
 FAULT_MODES = {"trickle", "stall", "cut", "flood"}
-FILE_FORMS = ("text", "json", "yaml", "bytes_hex", "size_mb", "symlink", "dir")
+FILE_FORMS = ("text", "json", "yaml", "bytes_hex", "size_mb", "symlink", "dir", "fifo")
 FILE_OPTS = {"mode", "fill", "prefix", "suffix"}
 REVIEW_KINDS = {k.kind for k in REVIEWS}
 RESERVED = {"cluster.json", "kubeconfig", "requests.log", "labworld.json"}
@@ -363,8 +363,8 @@ def check_file_spec(spec: Any, where: str) -> None:
             raise WorldError(f"{where}.fill: a non-empty string")
     if form == "symlink" and (not isinstance(val, str) or not val):
         raise WorldError(f"{where}.symlink: the link target (a string)")
-    if form == "dir" and val is not True:
-        raise WorldError(f"{where}.dir: must be true")
+    if form in ("dir", "fifo") and val is not True:
+        raise WorldError(f"{where}.{form}: must be true")
     if "mode" in spec:
         mode = spec["mode"]
         if isinstance(mode, str):

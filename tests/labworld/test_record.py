@@ -148,6 +148,38 @@ def test_shapes_a_learner_leaves_replay_as_they_were(fake_api, tmp_path):
     assert verdicts(fake_api, replay, ["cgoa-ci"], original_ids(replay, source)) == original
 
 
+def only_master(bare: Path) -> None:
+    git("init", "-q", "--bare", "-b", "master", str(bare), cwd=bare.parent)
+    work = bare.parent / "work"
+    git("clone", "-q", str(bare), str(work), cwd=bare.parent)
+    git("commit", "-q", "--allow-empty", "-m", "on master", cwd=work)
+    git("push", "-q", "origin", "HEAD:master", cwd=work)
+
+
+@pytest.mark.parametrize(("make", "check", "message"), [
+    (only_master, "1.bare-repo", "<host>/srv/bare/ci.git has no branch main (branches: master)"),
+    (lambda bare: (bare / ".git").mkdir(parents=True), "1.bare-repo",
+     "<host>/srv/bare/ci.git is not a bare repository (create it with git init --bare)"),
+    (lambda bare: bare.write_text("not a repo"), "1.bare-repo", "<host>/srv/bare/ci.git is not a git repository"),
+    (lambda bare: os.mkfifo(bare.parents[2] / "root" / "cgoa-ci" / "report.json"), "8.ci-writes",
+     "<host>/root/cgoa-ci/report.json is not a regular file"),
+], ids=["no main", "not bare", "a file", "a FIFO for a workspace file"])
+def test_broken_repos_and_special_files_replay_as_they_were(fake_api, tmp_path, make, check, message):
+    """What the grader reports about the bare repo's path replays (the grader names the branch
+    there is); a FIFO is recorded without being opened, and replayed as a FIFO."""
+    source = fake_api.world("cgoa-ci/empty.yaml")
+    (source / "srv" / "bare").mkdir(parents=True, exist_ok=True)
+    (source / "root" / "cgoa-ci").mkdir(parents=True, exist_ok=True)
+    make(source / "srv" / "bare" / "ci.git")
+    original = verdicts(fake_api, source, ["cgoa-ci"])
+    recorded = record_host(source, ["cgoa-ci"], tmp_path / "world.yaml")
+    replay = fake_api.root / f"{source.name}-replay"
+    materialize(recorded, replay.name, fake_api.root, fake_api.url)
+    found = verdicts(fake_api, replay, ["cgoa-ci"])
+    assert original[f"cgoa-ci.{check}"][:2] == ("FAIL", message)
+    assert found == original
+
+
 def repo_shape(host_dir: Path, lab_id: str, names: dict[str, str]) -> dict:
     """The bare repo as the grader reads it, commit ids written as `names` says."""
     repo = host_collector(host_dir, lab_id)().repo
