@@ -149,6 +149,18 @@ def test_failed_hook_split_across_two_commits(state):
     assert check["message"].startswith(f"commit {sha[:7]} makes only one of the two changes; both belong in one commit")
 
 
+def test_failed_commit_as_sha7_is_named_in_every_check_that_reads_it(state):
+    """The checks that follow the recorded commit say what is wrong with it (a sha7 is on bare
+    main, so "does not name a commit on bare main" was untrue; found by a plane mutation)."""
+    short = state.files["failed-hook.json"].data["commit"][:7]
+    edit_json(state, "failed-hook.json", commit=short, phase="Running")
+    failing = not_passing(state)
+    message = f'failed-hook.json commit must be a full 40-character SHA, found "{short}"'
+    assert {cid: c["message"] for cid, c in failing.items()} == dict.fromkeys(
+        ["capa-src.6.failed-commit", "capa-src.6.failed-phase", "capa-src.6.failed-live-mode",
+         "capa-src.6.fix-commit"], message)
+
+
 def test_live_mode_already_green(state):
     edit_json(state, "failed-hook.json", live_mode="green")
     failing = not_passing(state)

@@ -46,7 +46,7 @@ EXPECTED = {
     "capa-src.6.failed-commit": "<host>/root/capa-src/failed-hook.json does not exist",
     "capa-src.6.failed-phase": "<host>/root/capa-src/failed-hook.json does not exist",
     "capa-src.6.failed-live-mode": "<host>/root/capa-src/failed-hook.json does not exist",
-    "capa-src.6.fix-commit": "failed-hook.json does not name a commit on bare main",
+    "capa-src.6.fix-commit": "<host>/root/capa-src/failed-hook.json does not exist",
     "capa-src.6.live-revision": "blocked by step 5: Application src-waves does not exist in namespace argocd",
     "capa-src.6.live-operation": "blocked by step 5: Application src-waves does not exist in namespace argocd",
     "capa-src.6.live-mode-green": "blocked by step 5: ConfigMap src-waves/settings does not exist in the cluster",

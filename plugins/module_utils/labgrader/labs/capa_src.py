@@ -117,9 +117,6 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                               "チャートのディレクトリが基準なので、{expected} と書いてください",
                               "{what}: valueFiles {found} 값이 저장소 루트 기준입니다. 차트 디렉터리가 기준이므로 "
                               "{expected} 값으로 쓰세요"),
-    "failed_commit_unknown": ("failed-hook.json does not name a commit on bare main",
-                              "failed-hook.json がベアリポジトリの main のコミットを指していません",
-                              "failed-hook.json이 베어 저장소 main의 커밋을 가리키지 않습니다"),
     "template_ok": ("{path} renders the expected object",
                     "{path} は期待するオブジェクトを生成します",
                     "{path} 템플릿이 기대한 오브젝트를 만듭니다"),
@@ -1351,8 +1348,8 @@ def failed_phase(state):
     # the truth during that time, so it passes once the cluster shows the operation of that
     # commit really failed (shared/labs/capa-src.md step 6).
     sha, problem = failed_commit(state)
-    if problem:
-        return failed("failed_commit_unknown", expected="a commit on bare main", found=None)
+    if problem:  # the commit's own problem: missing, not a full SHA, not on bare main
+        return problem
     proof = failure_proof(state, sha)
     if proof:
         return passed("phase_running_failed", expected="Failed | Running", found=phase, proof=proof)
@@ -1398,8 +1395,8 @@ def failed_live_mode(state):
     if problem:
         return problem
     sha, problem = failed_commit(state)
-    if problem:
-        return failed("failed_commit_unknown", expected="a commit on bare main", found=None)
+    if problem:  # the commit's own problem: missing, not a full SHA, not on bare main
+        return problem
     parent = parent_of(state, sha)
     before = yaml_mode(state.repo.history.get(parent, {}).get("waves/config.yaml")) if parent else None
     if live_mode != before:
@@ -1425,8 +1422,8 @@ def fix_commit_sha(state, failed_sha):
 @lab.check(6, "fix-commit", hint="failed_hook_commit")
 def fix_commit(state):
     sha, problem = failed_commit(state)
-    if problem:
-        return failed("failed_commit_unknown", expected="a commit on bare main", found=None)
+    if problem:  # the commit's own problem: missing, not a full SHA, not on bare main
+        return problem
     fix = fix_commit_sha(state, sha)
     if fix:
         return passed("fix_commit_ok", found=fix, sha=fix[:7])
