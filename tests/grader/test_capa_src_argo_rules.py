@@ -422,3 +422,25 @@ def test_without_automated_sync_nothing_will_start_the_fix(state):
     statuses = {k: c["status"] for k, c in not_passing(state).items() if k.startswith("capa-src.6.live")}
     assert statuses == {"capa-src.6.live-revision": "FAIL", "capa-src.6.live-operation": "FAIL",
                         "capa-src.6.live-mode-green": "FAIL"}
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("hook-delete-policy: BeforeHookCreation", "hook-delete-policy: BeforeHookCreate"),  # unknown: the default
+    ("argocd.argoproj.io/hook-delete-policy: BeforeHookCreation", "helm.sh/hook-delete-policy: before-hook-creation"),
+    ("argocd.argoproj.io/hook: PreSync", "helm.sh/hook: pre-install"),  # Helm's hook, mapped to PreSync
+    ("hook: PreSync", "hook: PreSync,Presync"),  # the unknown word is ignored
+])
+def test_hook_annotations_argo_cd_reads_as_asked_pass(state, old, new):
+    """gitops-engine reads hook types and delete policies as recognised words only (unknown ones
+    ignored, Helm's mapped, BeforeHookCreation by default); these failed before."""
+    replace_in_tree(state, "waves/migrate.yaml", old, new)
+    assert not_passing(state) == {}
+
+
+def test_hook_delete_policy_argo_cd_reads_otherwise_fails(state):
+    replace_in_tree(state, "waves/migrate.yaml", "hook-delete-policy: BeforeHookCreation",
+                    "hook-delete-policy: BeforeHookCreation,HookSucceeded")
+    failing = not_passing(state)
+    assert set(failing) == {"capa-src.5.git-migrate-hook"}
+    assert failing["capa-src.5.git-migrate-hook"]["found"]["hook-delete-policy"] == ["BeforeHookCreation",
+                                                                                   "HookSucceeded"]
