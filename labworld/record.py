@@ -18,13 +18,12 @@ replay gives the same verdicts and messages:
 - the VM's paths, API server URL and CA data become `{{ host_root }}`, `{{ server }}` and
   `{{ ca_data }}`; tokens in kubeconfig files are never copied: a JWT keeps its header and claims
   (the grader reads iat and exp) with its signature replaced, any other token, key or password
-  becomes a digest; the grader's own token becomes the replay's (`labworld-{{ host }}-token`).
+  becomes a numbered placeholder; the grader's own token becomes the replay's (`labworld-{{ host }}-token`).
 """
 
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
 import os
 import re
@@ -61,33 +60,22 @@ def grader():
 
 
 # -- secrets and templates ---------------------------------------------------------------------
-def redact_token(token: str) -> str:
-    """A token that authenticates nobody: a JWT keeps header and claims, loses its signature."""
-    parts = token.split(".")
-    if len(parts) == 3 and all(parts[:2]):
-        return f"{parts[0]}.{parts[1]}.{REDACTED_SIGNATURE}"
-    return "labworld-redacted-" + hashlib.sha256(token.encode()).hexdigest()[:16]
-
-
-def kubeconfig_secrets(text: str) -> dict[str, str]:
-    """{secret: replacement} for the users' token, password and client-key-data of a kubeconfig."""
+def kubeconfig_secrets(text: str) -> list[str]:
+    """The users' tokens, passwords and client keys of a kubeconfig's text."""
     from ansible.module_utils.labgrader.limits import Refused, load_yaml
     try:
         documents = load_yaml(text)
     except Refused:
         documents = []
-    found = {}
+    found = []
     for config in documents:
         for entry in (config.get("users") if isinstance(config, dict) else None) or []:
             user = entry.get("user") if isinstance(entry, dict) else None
-            for key in ("token", "password", "client-key-data"):
-                value = user.get(key) if isinstance(user, dict) else None
-                if isinstance(value, str) and value:
-                    found[value] = redact_token(value) if key == "token" else (
-                        "labworld-redacted-" + hashlib.sha256(value.encode()).hexdigest()[:16])
-    if not documents:  # not YAML the loader takes: redact by key, line by line
-        for match in re.finditer(r"(?m)^\s*-?\s*(token|password|client-key-data)\s*:\s*['\"]?([^'\"\s#]+)", text):
-            found[match.group(2)] = redact_token(match.group(2))
+            found += [user[key] for key in ("token", "password", "client-key-data")
+                      if isinstance(user, dict) and isinstance(user.get(key), str) and user[key]]
+    if not documents:  # not YAML the loader takes: by key, line by line
+        found += [m.group(2) for m in re.finditer(
+            r"(?m)^\s*-?\s*(token|password|client-key-data)\s*:\s*['\"]?([^'\"\s#]+)", text)]
     return found
 
 
@@ -109,6 +97,21 @@ class Templater:
         self.site: dict[str, str] = {}  # literal -> template text (server, CA, token)
         self.paths: dict[str, str] = {}  # literal -> template text (workspace and bare roots)
         self.commits: dict[str, str] = {}  # sha -> sha() arguments
+        self._by_prefix: dict[str, list[str]] = {}  # sha7 -> shas, for the commits indexed so far
+        self._indexed = 0
+        self.placeholders = 0
+
+    def add_secret(self, value: str) -> None:
+        """Replace `value` everywhere: a JWT keeps header and claims (the grader reads iat and
+        exp) and loses its signature; anything else becomes a placeholder that tells nothing."""
+        parts = value.split(".")
+        if value in self.secrets or value in self.site:
+            return
+        if len(parts) == 3 and all(parts[:2]):
+            self.secrets[value] = f"{parts[0]}.{parts[1]}.{REDACTED_SIGNATURE}"
+        else:
+            self.placeholders += 1
+            self.secrets[value] = f"labworld-redacted-{self.placeholders}"
 
     def _pattern(self, table: dict[str, str]):
         if not table:
@@ -118,7 +121,11 @@ class Templater:
 
     def _sha(self, match) -> str | None:
         text = match.group(0)
-        found = [sha for sha in self.commits if sha.startswith(text)]
+        if self._indexed != len(self.commits):
+            self._by_prefix, self._indexed = {}, len(self.commits)
+            for sha in self.commits:
+                self._by_prefix.setdefault(sha[:7], []).append(sha)
+        found = [sha for sha in self._by_prefix.get(text[:7], ()) if sha.startswith(text)]
         if len(found) != 1:
             return None
         args = self.commits[found[0]]
@@ -130,8 +137,7 @@ class Templater:
 
     def __call__(self, text: str, paths: bool = False) -> str:
         for secret, replacement in self.secrets.items():
-            if secret not in self.site:  # the grader's own token becomes the replay's
-                text = text.replace(secret, replacement)
+            text = text.replace(secret, replacement)
         # a JWT anywhere else (a script's --token) loses its signature too
         text = _JWT.sub(lambda m: m.group(0) if m.group(0) in self.site else m.group(1) + REDACTED_SIGNATURE, text)
         table = {**self.site, **(self.paths if paths else {})}
@@ -226,7 +232,8 @@ class Recording:
             self.files[dest] = {"bytes_hex": raw.hex(), "mode": mode}
             return
         if kubeconfig:
-            self.template.secrets.update(kubeconfig_secrets(text))
+            for secret in kubeconfig_secrets(text):
+                self.template.add_secret(secret)
         self.files[dest] = {"text": text, "mode": mode}
 
     def world_files(self) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -244,6 +245,10 @@ def test_no_token_is_copied_into_the_world(fake_api, tmp_path):
     source = fake_api.world("cgoa-ci/golden.yaml")
     bump = source / "root/cgoa-ci/bump.sh"  # a token of a kubeconfig the lab does not read, in a script
     bump.write_text(bump.read_text() + "# kubectl --token eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.c2VjcmV0LXNpZ25hdHVyZQ\n")
+    learner = source / "root/cgoa-ci/kubeconfig"
+    config = yaml.safe_load(learner.read_text())
+    config["users"][0]["user"].update({"client-key-data": "c2VjcmV0LWtleQ==", "password": "hunter2-secret"})
+    learner.write_text(yaml.safe_dump(config))
     text = record_host(source, ["cgoa-ci"], tmp_path / "world.yaml").read_text()
     ci_token = yaml.safe_load((source / "root/cgoa-ci/ci-kubeconfig").read_text())["users"][0]["user"]["token"]
     header, claims, signature = ci_token.split(".")
@@ -251,6 +256,9 @@ def test_no_token_is_copied_into_the_world(fake_api, tmp_path):
     assert f"token: {header}.{claims}.labworld-redacted-signature" in text  # the claims the grader reads
     assert f"labworld-{source.name}-token" not in text
     assert "c2VjcmV0LXNpZ25hdHVyZQ" not in text
+    assert "c2VjcmV0LWtleQ" not in text and "hunter2" not in text
+    assert sorted(re.findall(r"(client-key-data|password): labworld-redacted-\d+\n", text)) == [
+        "client-key-data", "password"]
     assert "--token eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.labworld-redacted-signature" in text
     assert "token: labworld-{{ host }}-token" in text  # the grader's own token is the replay's
 
