@@ -320,3 +320,19 @@ def test_parents_name_earlier_commits(tmp_path):
         materialize(world, "h", tmp_path / "out", "http://127.0.0.1:1")
     assert str(raised.value) == (f"{world}: repos.src.commits[1].parents: a list of ids of earlier commits "
                                  "(its files change the first one)")
+
+
+def test_objects_replay_verbatim_even_with_merge_markers_and_braces(fake_api, tmp_path):
+    """An object's keys and values that the world format would read as its own (`$delete`,
+    `{{ ... }}`) are served again as they were."""
+    source = fake_api.world("cgoa-ci/golden.yaml")
+    state = json.loads((source / "cluster.json").read_text())
+    web = next(o for o in state["objects"] if o["kind"] == "Deployment")
+    web["metadata"]["labels"]["$delete"] = "true"
+    web["metadata"]["annotations"]["note"] = "{{ not jinja }} {% raw %} {# #}"
+    (source / "cluster.json").write_text(json.dumps(state))
+    replay = fake_api.root / f"{source.name}-replay"
+    materialize(record_host(source, ["cgoa-ci"], tmp_path / "world.yaml"), replay.name, fake_api.root, fake_api.url)
+    names = {new[:7]: old[:7] for new, old in original_ids(replay, source).items()}
+    replayed = next(o for o in json.loads((replay / "cluster.json").read_text())["objects"] if o["kind"] == "Deployment")
+    assert json.loads(re.sub("|".join(names), lambda m: names[m.group(0)], json.dumps(replayed))) == web
