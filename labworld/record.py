@@ -204,14 +204,14 @@ class Recording:
         if stat.S_ISDIR(st.st_mode):
             self.files[dest] = {"dir": True}
             return
-        if stat.S_ISFIFO(st.st_mode):
-            self.files[dest] = {"fifo": True, "mode": f"0{st.st_mode & 0o7777:o}"}
+        mode = f"0{st.st_mode & 0o7777:o}"
+        if stat.S_ISFIFO(st.st_mode):  # never opened: a reader would block
+            self.files[dest] = {"fifo": True, "mode": mode}
             return
         if not stat.S_ISREG(st.st_mode):
             self.warnings.append(f"{path}: a special file (mode {stat.filemode(st.st_mode)}) cannot be "
                                  "recorded; the replay has no file there")
             return
-        mode = f"0{st.st_mode & 0o7777:o}"
         if st.st_size > self.max_bytes:
             size = min(st.st_size, MAX_SIZE_MB * 1024 * 1024)
             if size < st.st_size:
