@@ -570,9 +570,9 @@ MUTATIONS = {
     "hook_job hand-written": (mutation_hook_job_hand_written, {
         "capa-src.5.waves-hook-job": 'waves.json hook_job "migrate-presync" is not a name Argo CD generates '
                                      '("migrate-<7 hex of the synced commit>-presync-<unix start time>")'}),
-    "hook_created as Unix seconds": (mutation_hook_created_as_unix, {
-        "capa-src.5.waves-times": "waves.json hook_created: the JSON type must be string, found number (",
-        "capa-src.5.live-hook-job": "Job src-waves/migrate-"}),
+    "hook_created as Unix seconds": (mutation_hook_created_as_unix, dict.fromkeys(
+        ["capa-src.5.waves-times", "capa-src.5.live-hook-job"],
+        "waves.json hook_created: the JSON type must be string, found number (")),
     "hook_created and settings_created swapped": (mutation_waves_times_swapped, {
         "capa-src.5.waves-times": "the PreSync hook was created after ConfigMap settings: ",
         "capa-src.5.waves-settings-created": "waves.json settings_created: expected ",

@@ -5,8 +5,10 @@ workspace files, the kubernetes client against the fake API server), then mutate
 from __future__ import annotations
 
 import copy
+import datetime
 
 import yaml
+from ansible.module_utils.labgrader.facts import parse_time
 from ansible.module_utils.labgrader.labs import capa_src
 from ansible.module_utils.labgrader.result import PASS
 
@@ -285,3 +287,33 @@ def test_helm_values_that_are_not_mappings(state):
     failing = not_passing(state)
     assert set(failing) == {"capa-src.1.chart-values"}
     assert failing["capa-src.1.chart-values"]["message_key"] == "git_file_invalid"
+
+
+def test_hook_created_of_the_wrong_type_or_format_is_named_not_called_another_time(state):
+    """The live hook Job check says what is wrong with hook_created (as waves-times does) instead
+    of "expected <that value>, found <the Job's time>" for what may be the same instant (found by
+    a plane mutation: Unix seconds of the right instant)."""
+    hook = state.cluster.find("waves_jobs", state.files["waves.json"].data["hook_job"])
+    created = hook["metadata"]["creationTimestamp"]
+    unix = int(parse_time(created).timestamp())
+    edit_json(state, "waves.json", hook_created=unix)
+    failing = not_passing(state)
+    message = f"waves.json hook_created: the JSON type must be string, found number ({unix})"
+    assert {cid: c["message"] for cid, c in failing.items()} == {
+        "capa-src.5.waves-times": message, "capa-src.5.live-hook-job": message}
+    edit_json(state, "waves.json", hook_created=created.replace("T", " ").replace("Z", ""))
+    failing = not_passing(state)
+    assert set(failing) == {"capa-src.5.waves-times", "capa-src.5.live-hook-job"}
+    assert failing["capa-src.5.live-hook-job"]["message"] == (
+        f"waves.json hook_created \"{created.replace('T', ' ').replace('Z', '')}\" is not an RFC 3339 timestamp with a time zone")
+    assert failing["capa-src.5.live-hook-job"]["message_key"] == "not_rfc3339"
+
+
+def test_times_in_another_offset_are_the_same_instants(state):
+    hook = state.cluster.find("waves_jobs", state.files["waves.json"].data["hook_job"])
+    settings = state.cluster.find("waves_configmaps", "settings")
+    in_tokyo = {key: parse_time(obj["metadata"]["creationTimestamp"]).astimezone(
+        datetime.timezone(datetime.timedelta(hours=9))).isoformat()
+        for key, obj in (("hook_created", hook), ("settings_created", settings))}
+    edit_json(state, "waves.json", **in_tokyo)
+    assert not_passing(state) == {}

@@ -1238,19 +1238,31 @@ def waves_hook_job(state):
     return passed("value_ok", expected=expected, found=name, what="waves.json hook_job")
 
 
+def recorded_instant(data, key):
+    """(aware datetime, None) for waves.json[key] when it is an RFC 3339 string, else (None, FAIL)."""
+    value, problem = typed_field(data, key, "string", f"waves.json {key}")
+    if problem:
+        return None, problem
+    when = parse_time(value)
+    if when is None:
+        return None, failed("not_rfc3339", expected="RFC 3339", found=value, what=f"waves.json {key}")
+    return when, None
+
+
 @lab.check(5, "waves-times", hint="sync_waves")
 def waves_times(state):
-    data, problem = evidence_fields(state, "waves.json", ("hook_created", "settings_created"), "string")
+    data, problem = evidence(state, "waves.json")
     if problem:
         return problem
-    times = {key: parse_time(value) for key, value in data.items()}
-    for key, value in data.items():
-        if times[key] is None:
-            return failed("not_rfc3339", expected="RFC 3339", found=value, what=f"waves.json {key}")
+    times = {}
+    for key in ("hook_created", "settings_created"):
+        times[key], problem = recorded_instant(data, key)
+        if problem:
+            return problem
+    found = {key: data[key] for key in times}
     if times["hook_created"] > times["settings_created"]:
-        return failed("hook_after_settings", expected="hook_created <= settings_created",
-                      found=data)
-    return passed("hook_before_settings", expected="hook_created <= settings_created", found=data)
+        return failed("hook_after_settings", expected="hook_created <= settings_created", found=found)
+    return passed("hook_before_settings", expected="hook_created <= settings_created", found=found)
 
 
 @lab.check(5, "waves-settings-created", hint="sync_waves")
@@ -1281,11 +1293,14 @@ def waves_live_hook_job(state):
     job = state.cluster.find("waves_jobs", name) if isinstance(name, str) else None
     if job is None:
         return passed("hook_job_gone", found=None, name=name)
+    recorded, problem = recorded_instant(data, "hook_created")
+    if problem:  # a wrong type or format is not a different time: say what it is
+        return problem
     created = dig(job, "metadata", "creationTimestamp")
     complete = condition(job, "Complete")
     found = {"creationTimestamp": created, "Complete": dig(complete, "status")}
-    expected = {"creationTimestamp": data.get("hook_created"), "Complete": "True"}
-    if parse_time(created) != parse_time(data.get("hook_created")) or dig(complete, "status") != "True":
+    expected = {"creationTimestamp": data["hook_created"], "Complete": "True"}
+    if parse_time(created) != recorded or dig(complete, "status") != "True":
         return failed("live_values_mismatch", expected=expected, found=found, what=f"Job src-waves/{name}")
     return passed("live_values_ok", expected=expected, found=found, what=f"Job src-waves/{name}")
 
