@@ -294,3 +294,45 @@ def test_every_check_is_failed_by_some_mistake():
     failed = {check for _, expected in MUTATIONS.values() for check in expected}
     untested = {c.id for c in LAB.checks} - failed - {"cgoa-ci.1.bare-repo", "cgoa-ci.1.clone-origin"}
     assert untested == set()  # bare-repo and clone-origin: the empty world above
+
+
+def drifted(state, self_heal):
+    """`kubectl set image` on prod after the bump synced: Argo CD compared (OutOfSync at the same
+    revision, the last operation Succeeded there) and, with selfHeal, waits out its backoff."""
+    app(state)["spec"]["syncPolicy"]["automated"]["selfHeal"] = self_heal
+    app(state)["status"]["sync"]["status"] = "OutOfSync"
+    state.cluster.snapshot.reads["web"]["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:1.29-alpine"
+
+
+LIVE_DRIFT_CHECKS = ("cgoa-ci.2.live-at-head", "cgoa-ci.6.live-still-synced", "cgoa-ci.7.live-revision",
+                     "cgoa-ci.7.live-image")
+
+
+def test_drift_that_self_heal_will_sync_back_is_pending(state):
+    """Observed on the plane (mutations_cgoa_ci.py): after `kubectl set image` Argo CD shows
+    OutOfSync / Healthy with the last operation Succeeded for as long as its self-heal backoff
+    (17 s, 54 s, 162 s after repeated edits), then syncs the drift back by itself."""
+    assert app(state)["status"]["operationState"]["syncResult"]["revision"] == app(state)["status"]["sync"]["revision"]
+    drifted(state, self_heal=True)
+    results = grade(state)
+    assert {cid: c["status"] for cid, c in results.items() if c["status"] != "PASS"} == dict.fromkeys(
+        LIVE_DRIFT_CHECKS, "PENDING")
+    message = ("Application ci-web is OutOfSync with a live change that selfHeal will sync back after its backoff "
+               "(by default at most 5 minutes); graded as seen")
+    assert {results[cid]["message"] for cid in LIVE_DRIFT_CHECKS} == {message}
+
+
+def test_drift_without_self_heal_fails(state):
+    drifted(state, self_heal=False)
+    results = grade(state)
+    assert {cid: c["status"] for cid, c in results.items() if c["status"] != "PASS"} == {
+        "cgoa-ci.1.live-app": "FAIL", **dict.fromkeys(LIVE_DRIFT_CHECKS, "FAIL")}
+    assert results["cgoa-ci.7.live-image"]["message"] == (
+        'Deployment ci-web/web image: expected "nginx:1.28-alpine", found "nginx:1.29-alpine"')
+
+
+def test_drift_after_a_failed_sync_of_that_revision_fails(state):
+    """Auto-sync never retries a revision whose last sync failed, selfHeal or not (a SyncError)."""
+    drifted(state, self_heal=True)
+    app(state)["status"]["operationState"]["phase"] = "Failed"
+    assert {c["status"] for cid, c in grade(state).items() if cid in LIVE_DRIFT_CHECKS} == {"FAIL"}

@@ -267,6 +267,12 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                               "新しいコミットは同期されません",
                               "{name}의 동기화 오퍼레이션이 아직 깨진 커밋 {sha}의 재시도를 계속하고 있습니다 "
                               "(페이즈 {phase}). 이 오퍼레이션이 끝날 때까지 새 커밋은 동기화되지 않습니다"),
+    "self_heal_due": ("Application {name} is OutOfSync with a live change that selfHeal will sync back after its "
+                      "backoff (by default at most 5 minutes); graded as seen",
+                      "Application {name} は OutOfSync です。ライブの変更は、バックオフ(既定では最大 5 分)の後に selfHeal "
+                      "が Git の状態に戻します。現在の状態で採点しました",
+                      "{name} Application이 OutOfSync 상태입니다. 라이브 변경은 백오프(기본값 최대 5분) 뒤에 selfHeal이 "
+                      "Git 상태로 되돌립니다. 현재 상태로 채점했습니다"),
     "no_broken_retry": ("no operation of {name} retries the broken commit",
                         "{name} に、壊れたコミットをリトライするオペレーションはありません",
                         "{name}에 깨진 커밋을 재시도하는 오퍼레이션이 없습니다"),
@@ -608,6 +614,29 @@ def retrying_broken(state, app):
     return None
 
 
+def self_heal_due(app):
+    """Argo CD will sync a live change back by itself (controller/appcontroller.go autoSync,
+    v3.5.2): automated with selfHeal, no operation running, OutOfSync at the revision its last
+    operation synced successfully ("already attempted"), and more than pruning left or prune on.
+    It first waits out the self-heal backoff: 2 s x 3^(attempts-1), at most 300 s, less the time
+    since that operation finished (observed on the plane after repeated `kubectl set image`:
+    0.7 s, 17 s, 54 s, 162 s). A failed last attempt is never retried (a SyncError instead)."""
+    status = dig(app, "status", default={}) or {}
+    operation = status.get("operationState") or {}
+    automated = dig(app, "spec", "syncPolicy", "automated")
+    if not (automated_enabled(app) and dig(automated, "selfHeal") is True
+            and dig(status, "sync", "status") == "OutOfSync" and operation.get("phase") == "Succeeded"
+            and dig(operation, "syncResult", "revision") == dig(status, "sync", "revision")):
+        return False
+    drifted = [r for r in status.get("resources") or [] if isinstance(r, dict) and r.get("status") != "Synced"]
+    return dig(automated, "prune") is True or any(not r.get("requiresPruning") for r in drifted)
+
+
+def self_heal_pending(app, expected, found):
+    sync, health, _ = live_status(app)
+    return pending("self_heal_due", expected=expected, found=found, name=APP, sync=sync, health=health)
+
+
 def live_app(state, step):
     app = state.cluster.get("app")
     if app is None:
@@ -632,6 +661,8 @@ def app_at_revision(state, app, anchor, ok_key, behind_key):
                       hint="ci_terminate")
     if phase in ("Running", "Terminating") or health == "Progressing":
         return pending("app_converging", expected=expected, found=found, name=APP, sync=sync, health=health)
+    if at_or_after and self_heal_due(app):
+        return self_heal_pending(app, expected, found)
     return failed(behind_key, expected=expected, found=found, name=APP, sha=anchor[:7], hint="app_sync_health")
 
 
@@ -1203,7 +1234,12 @@ def clone_reset(state):
 @lab.check(6, "live-still-synced", hint="app_sync_health")
 def live_still_synced(state):
     app, problem = live_app(state, 6)
-    return problem or synced_healthy(app, APP)
+    if problem:
+        return problem
+    verdict = synced_healthy(app, APP)
+    if verdict.status == "FAIL" and self_heal_due(app):
+        return self_heal_pending(app, verdict.expected, verdict.found)
+    return verdict
 
 
 # ---------------------------------------------------------------- step 7
@@ -1263,6 +1299,8 @@ def bump_live_image(state):
     app = state.cluster.get("app")
     if dig(app, "status", "operationState", "phase") == "Running" and not retrying_broken(state, app):
         return pending("rollout_in_progress", expected=BUMP_IMAGE, found=image, what=f"Deployment {PROD_NS}/web")
+    if self_heal_due(app):
+        return self_heal_pending(app, BUMP_IMAGE, image)
     return failed("live_values_mismatch", expected=BUMP_IMAGE, found=image, what=f"Deployment {PROD_NS}/web image")
 
 
