@@ -336,3 +336,16 @@ def test_drift_after_a_failed_sync_of_that_revision_fails(state):
     drifted(state, self_heal=True)
     app(state)["status"]["operationState"]["phase"] = "Failed"
     assert {c["status"] for cid, c in grade(state).items() if cid in LIVE_DRIFT_CHECKS} == {"FAIL"}
+
+
+def test_a_wrong_argocd_kubeconfig_is_not_told_to_terminate_an_operation(state):
+    """Issue 12: no terminate-op advice unless the app really retries a failed revision. The hint
+    says what the file is for (the seed: `argocd --core` reads Argo CD's namespace from it)."""
+    kubeconfig_namespace(state, "kubeconfig", "default")
+    result = grade(state)["cgoa-ci.3.argocd-kubeconfig"]
+    assert result["status"] == "FAIL"
+    assert result["hint"] == (
+        f"`argocd ... --core` reads Argo CD's namespace from the kubeconfig's current context: copy the k3s "
+        f"kubeconfig to {state.workspace}/kubeconfig and run `kubectl config --kubeconfig {state.workspace}/kubeconfig "
+        f"set-context --current --namespace=argocd`.")
+    assert "terminate-op" not in result["hint"]

@@ -473,6 +473,17 @@ HINTS = {
                      "status.operationState.operation.sync.revision이 깨진 커밋이고 페이즈가 Running인 동안에는 "
                      "{workspace}/kubeconfig(네임스페이스 {argocd_namespace}) 파일로 `argocd app terminate-op "
                      "ci-web --core` 명령을 실행해 오퍼레이션을 끝내세요."),
+    "ci_argocd_kubeconfig": ("`argocd ... --core` reads Argo CD's namespace from the kubeconfig's current context: "
+                             "copy the k3s kubeconfig to {workspace}/kubeconfig and run `kubectl config --kubeconfig "
+                             "{workspace}/kubeconfig set-context --current --namespace={argocd_namespace}`.",
+                             "`argocd ... --core` は、kubeconfig の現在のコンテキストのネームスペースから Argo CD "
+                             "を探します。k3s の kubeconfig を {workspace}/kubeconfig にコピーし、`kubectl config "
+                             "--kubeconfig {workspace}/kubeconfig set-context --current "
+                             "--namespace={argocd_namespace}` を実行してください。",
+                             "`argocd ... --core`는 kubeconfig의 현재 컨텍스트의 네임스페이스에서 Argo CD를 찾습니다. "
+                             "k3s kubeconfig를 {workspace}/kubeconfig로 복사하고 `kubectl config --kubeconfig "
+                             "{workspace}/kubeconfig set-context --current --namespace={argocd_namespace}` 명령을 "
+                             "실행하세요."),
     "ci_rbac": ("Role dryrun-deployments in ci-dryrun: one rule, apiGroups [apps], resources [deployments], verbs "
                 "get, create, patch; RoleBinding validator-dryrun binds it to ServiceAccount validator in ci. "
                 "Check with `kubectl auth can-i ... --as system:serviceaccount:ci:validator`.",
@@ -1013,7 +1024,7 @@ def ci_token_lifetime(state):
     return passed("token_lifetime_ok", expected=TOKEN_LIFETIME, found=lifetime)
 
 
-@lab.check(3, "argocd-kubeconfig", hint="ci_terminate")
+@lab.check(3, "argocd-kubeconfig", hint="ci_argocd_kubeconfig")
 def argocd_kubeconfig(state):
     context, problem = kubeconfig_context(state, "kubeconfig")
     if problem:
