@@ -1,8 +1,14 @@
 """cgoa-ci's mistakes, each applied to a solved learner on the real control plane and undone
-afterwards: mutation -> (how, {check id: the start of its message, <root> for the learner's root}).
-test_labs_plane.py grades each and asserts that exactly these checks flip; docs/mutations.md is
-generated from this table (tests/controlplane/mutations_doc.py). Messages that end with a
-script's own output are pinned up to that output."""
+afterwards: mutation -> (how, {check id: the start of its message, <root> for the learner's root,
+<bare> for the plane's bare repo root}). labcases.py grades each and asserts that exactly these
+checks flip; docs/mutations.md is generated from this table (tests/controlplane/mutations_doc.py).
+Messages that end with a script's own output are pinned up to that output. UNFLIPPED lists, with
+the reason, every check that no mutation here flips.
+
+Undo restores what grading reads: workspace files and modes, bare main (the original history
+force-pushed back, Argo CD followed to it), the live objects (patched back, created ones deleted)
+and the Application's last operation (synced again at main's head). A deleted ServiceAccount
+comes back with a new uid, so ci-kubeconfig gets a new 8-hour token."""
 
 from __future__ import annotations
 
