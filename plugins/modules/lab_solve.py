@@ -13,10 +13,10 @@ description:
     reports, evidence files written from what the cluster shows, C(argocd app terminate-op --core)
     only when an operation still retries a failed revision.
   - The grader decides what is left to do. The VM is graded first; solving starts at the first step
-    (up to O(until)) with a check that does not pass and performs every later step up to O(until).
+    (up to O(last_step)) with a check that does not pass and performs every later step up to O(last_step).
     A VM whose steps all pass is left alone, so a second run changes nothing.
   - Afterwards the VM is graded again; the task fails, naming the checks, unless every check up to
-    O(until) passes.
+    O(last_step) passes.
   - For instructors' demo VMs and tests. It writes to the learner's workspace, the bare repository
     and the cluster; never run it on a VM a learner is graded on.
 version_added: "1.0.0"
@@ -28,7 +28,7 @@ options:
     description: The lab id (an unknown id fails with the known ones and a "did you mean").
     type: str
     required: true
-  until:
+  last_step:
     description: The last step to perform; V(0) means every step. Steps after it are left undone.
     type: int
     default: 0
@@ -66,7 +66,7 @@ EXAMPLES = r"""
 - name: Solve capa-src up to step 5 (a half-done learner for a demo)
   lab_solve:
     lab: capa-src
-    until: 5
+    last_step: 5
     kubectl: [/usr/local/bin/k3s, kubectl]
 """
 
@@ -76,7 +76,7 @@ lab:
   returned: always
   type: str
   sample: capa-src
-until:
+last_step:
   description: The last step solved.
   returned: always
   type: int
@@ -107,7 +107,7 @@ def main():
         argument_spec={
             **SITE_OPTIONS,
             "lab": {"type": "str", "required": True},
-            "until": {"type": "int", "default": 0},
+            "last_step": {"type": "int", "default": 0},
             "kubectl": {"type": "list", "elements": "str", "default": ["kubectl"]},
             "argocd": {"type": "list", "elements": "str", "default": ["argocd"]},
             "workspace_root": {"type": "path", "default": "/root"},

@@ -14,7 +14,7 @@ from ansible.module_utils.labgrader.solutions.machine import SolveError
 
 
 def params(host, lab="capa-src", until=0, kubectl=("kubectl",)):
-    return {"lab": lab, "until": until, "kubectl": list(kubectl), "argocd": ["argocd"],
+    return {"lab": lab, "last_step": until, "kubectl": list(kubectl), "argocd": ["argocd"],
             "kubeconfig": str(host / "kubeconfig"), "api_timeout": 5, "workspace_root": str(host / "root"),
             "bare_root": str(host / "srv" / "bare"), "argocd_namespace": "argocd", "gitd_namespace": "gitsrv",
             "wait_timeout": 5}
@@ -50,7 +50,7 @@ def test_until_beyond_the_last_step_is_refused(fake_api):
     host = fake_api.world("capa-src/empty.yaml")
     with pytest.raises(SolveError) as caught:
         solve(params(host, until=9), check_mode=True)
-    assert str(caught.value) == "until must be between 1 and 8 for capa-src, got 9"
+    assert str(caught.value) == "last_step must be between 1 and 8 for capa-src, got 9"
 
 
 def test_a_failing_command_names_the_lab_the_step_and_the_command(fake_api, tmp_path):

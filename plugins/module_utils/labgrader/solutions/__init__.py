@@ -1,10 +1,10 @@
 """Reference solutions, one per lab (`<lab id>.py`: LAB_ID, STEPS, workspace(machine)), and the
 one way they are run: the grader decides what is left to do.
 
-`solve` grades the VM first; the first step (up to `until`) with a check that does not PASS is
-where it starts, and it performs that step and every later one up to `until`. A VM whose steps
+`solve` grades the VM first; the first step (up to `last_step`) with a check that does not PASS is
+where it starts, and it performs that step and every later one up to `last_step`. A VM whose steps
 all PASS is left alone (changed: false), which makes a second run a no-op. Afterwards it grades
-again and fails, naming the checks, unless every check up to `until` passes: the solution and
+again and fails, naming the checks, unless every check up to `last_step` passes: the solution and
 the grader prove each other on every run."""
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ def solve(params, check_mode=False):
     """Perform the lab's reference solution on this VM up to step `until`; returns what was done."""
     lab = LABS[params["lab"]]
     solution = SOLUTIONS[params["lab"]]
-    until = params["until"] or len(solution.STEPS)
+    until = params["last_step"] or len(solution.STEPS)
     if not 1 <= until <= len(solution.STEPS):
-        raise SolveError(f"until must be between 1 and {len(solution.STEPS)} for {lab.id}, got {until}")
+        raise SolveError(f"last_step must be between 1 and {len(solution.STEPS)} for {lab.id}, got {until}")
     machine = Machine(params["kubectl"], params["kubeconfig"], params["argocd"], params["workspace_root"],
                       params["bare_root"], params["argocd_namespace"], params["gitd_namespace"],
                       params["wait_timeout"])
@@ -66,4 +66,4 @@ def solve(params, check_mode=False):
         if after:
             lines = [line for step in sorted(after) for line in after[step]]
             raise SolveError(f"{lab.id}: after solving up to step {until} these checks do not pass: " + "; ".join(lines))
-    return {"changed": bool(todo), "lab": lab.id, "until": until, "steps": todo, "performed": performed}
+    return {"changed": bool(todo), "lab": lab.id, "last_step": until, "steps": todo, "performed": performed}
