@@ -11,7 +11,7 @@ from ansible.module_utils.labgrader.labs import LABS
 from tests.conftest import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "tests" / "controlplane"))
-import mutations_doc  # noqa: E402
+import mutations_doc
 
 TABLES = mutations_doc.tables()
 MIN_MUTATIONS = 30  # issue 12 §4
