@@ -56,7 +56,7 @@ def playbook(learner: Learner, name: str, *extra: str) -> subprocess.CompletedPr
     plane = learner.plane
     inventory = learner.root / "inventory.json"
     inventory.write_text(json.dumps({"learners": {"hosts": {"learner": {
-        "ansible_connection": "local", "ansible_python_interpreter": sys.executable,
+        "ansible_connection": "local", "ansible_python_interpreter": sys.executable, "lab_grader_python": sys.executable,
         "lab_kubectl": [str(plane.bin_dir / "kubectl")], "lab_argocd": [str(plane.bin_dir / "argocd")],
         "lab_admin_kubeconfig": str(plane.kubeconfig), "lab_workspace_root": str(learner.root / "root"),
         "lab_bare_root": str(plane.bare_root)}}}}), encoding="utf-8")
@@ -75,18 +75,25 @@ def reset(learner: Learner, *extra: str) -> subprocess.CompletedProcess[str]:
     return playbook(learner, "reset.yml", "-e", f"reset_lab={learner.lab}", *extra)
 
 
+@contextlib.contextmanager
+def plane_path(plane: Plane):
+    """In-process probes (cgoa-ci's) run the learner's scripts with this process's PATH."""
+    saved = os.environ.get("PATH", "")
+    os.environ["PATH"] = plane_env(plane)["PATH"]
+    try:
+        yield
+    finally:
+        os.environ["PATH"] = saved
+
+
 def grade_learner(learner: Learner, settle_seconds: float = 90) -> tuple[dict, dict[str, dict]]:
     plane = learner.plane
     site = Site(bare_root=str(plane.bare_root), workspace_root=str(learner.root / "root"),
                 k3s_kubeconfig=str(plane.kubeconfig))
     lab = LABS[learner.lab]
-    saved = os.environ.get("PATH", "")
-    os.environ["PATH"] = plane_env(plane)["PATH"]
-    try:
+    with plane_path(plane):
         result = grade(lab, collector(lab, site, str(plane.kubeconfig), timeout=15), "en",
                        settle_seconds=settle_seconds, poll_seconds=3)
-    finally:
-        os.environ["PATH"] = saved
     return result, {c["check"]: c for s in result["steps"] for c in s["checks"]}
 
 

@@ -28,17 +28,20 @@ APPS = (HELM_APP, KUST_APP, WAVES_APP)
 MISSING = object()  # evidence(..., key=MISSING) drops the key
 
 
+def read_evidence(learner, name):
+    return json.loads((learner.workspace / name).read_text(encoding="utf-8"))
+
+
 def evidence(learner, name, **changes):
     """The evidence file `name` with `changes` (a callable gets the old value), written as the
     solution writes JSON."""
-    path = learner.workspace / name
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = read_evidence(learner, name)
     for key, value in changes.items():
         if value is MISSING:
             data.pop(key)
         else:
             data[key] = value(data[key]) if callable(value) else value
-    return replaced(path, json.dumps(data, indent=2) + "\n")
+    return replaced(learner.workspace / name, json.dumps(data, indent=2) + "\n")
 
 
 def bare_log(learner):
@@ -48,8 +51,12 @@ def bare_log(learner):
     return [tuple(line.split(" ", 1)) for line in out.splitlines()]
 
 
+def sha_of(log, subject_start):
+    return next(sha for sha, subject in log if subject.startswith(subject_start))
+
+
 def commit_of(learner, subject_start):
-    return next(sha for sha, subject in bare_log(learner) if subject.startswith(subject_start))
+    return sha_of(bare_log(learner), subject_start)
 
 
 # ---------------------------------------------------------------- evidence files only
@@ -109,7 +116,7 @@ def mutation_hook_created_as_unix(plane, learner):
 
 
 def mutation_waves_times_swapped(plane, learner):
-    data = json.loads((learner.workspace / "waves.json").read_text(encoding="utf-8"))
+    data = read_evidence(learner, "waves.json")
     return evidence(learner, "waves.json", hook_created=data["settings_created"], settings_created=data["hook_created"])
 
 
@@ -128,8 +135,7 @@ def mutation_failed_hook_after_fix(plane, learner):
 
 
 def mutation_checked_too_early(plane, learner):
-    return evidence(learner, "ignore.json", checked_at=lambda _: json.loads(
-        (learner.workspace / "ignore.json").read_text(encoding="utf-8"))["scaled_at"] + 10)
+    return evidence(learner, "ignore.json", checked_at=read_evidence(learner, "ignore.json")["scaled_at"] + 10)
 
 
 def mutation_ignore_times_as_text(plane, learner):
@@ -175,9 +181,11 @@ def settled(plane, name, extra=lambda app: True, desc="Synced and Healthy"):
 
 
 @contextlib.contextmanager
-def application_changed(plane, learner, name, change, live, reached=lambda app: True, desc="the change"):
+def application_changed(plane, learner, name, change, live, reached=lambda app: True, desc="the change",
+                        restored=lambda app: True):
     """The workspace Application file `name` edited by `change(manifest)`; with `live` also
-    applied and waited for until `reached(app)`. Undone by applying the original file again."""
+    applied and waited for until `reached(app)`. Undone by applying the original file again and
+    waiting until the app is settled and `restored(app)`."""
     path = learner.workspace / name
     manifest = app_file(learner, name)
     change(manifest)
@@ -193,7 +201,7 @@ def application_changed(plane, learner, name, change, live, reached=lambda app: 
         if live:
             apply_file(plane, learner, name)
             plane.hard_refresh(app_name)
-            settled(plane, app_name)
+            settled(plane, app_name, restored, "restored")
 
 
 def set_value_files(files):
@@ -246,16 +254,14 @@ def image_is(plane, image):
     return rolled_out
 
 
-@contextlib.contextmanager
 def mutation_image_entry_tag_only(plane, learner):
     """kustomize.images `nginx=1.28-alpine`: kustomize reads 1.28-alpine as the new image name and
     keeps the base's tag (observed: prod-api runs 1.28-alpine:1.27-alpine)."""
     def change(app):
         app["spec"]["source"]["kustomize"]["images"] = ["nginx=1.28-alpine"]
-    with application_changed(plane, learner, "app-src-kust.yaml", change, live=True,
-                             reached=image_is(plane, "1.28-alpine:1.27-alpine"), desc="prod-api runs 1.28-alpine:1.27-alpine"):
-        yield
-    plane.wait_app(KUST_APP, image_is(plane, "nginx:1.28-alpine"), "prod-api runs nginx:1.28-alpine again")
+    return application_changed(plane, learner, "app-src-kust.yaml", change, live=True,
+                               reached=image_is(plane, "1.28-alpine:1.27-alpine"), desc="prod-api runs 1.28-alpine",
+                               restored=image_is(plane, "nginx:1.28-alpine"))
 
 
 def greeting_is(plane, value):
@@ -263,15 +269,13 @@ def greeting_is(plane, value):
         and app.get("status", {}).get("sync", {}).get("status") == "Synced"
 
 
-@contextlib.contextmanager
 def mutation_parameter_name_typo(plane, learner):
     """helm.parameters name `greting`: Helm sets a value no template reads, valuesObject wins."""
     def change(app):
         app["spec"]["source"]["helm"]["parameters"] = [{"name": "greting", "value": "from-parameter"}]
-    with application_changed(plane, learner, "app-src-helm.yaml", change, live=True,
-                             reached=greeting_is(plane, "from-values-object"), desc="greeting from-values-object"):
-        yield
-    plane.wait_app(HELM_APP, greeting_is(plane, "from-parameter"), "greeting from-parameter again")
+    return application_changed(plane, learner, "app-src-helm.yaml", change, live=True,
+                               reached=greeting_is(plane, "from-values-object"), desc="greeting from-values-object",
+                               restored=greeting_is(plane, "from-parameter"))
 
 
 # ---------------------------------------------------------------- live objects
@@ -312,7 +316,7 @@ def job_names(plane):
     return {job["metadata"]["name"] for job in plane.list("jobs", WAVES_APP)}
 
 
-def waves_back_at(plane, learner, head, jobs):
+def waves_back_at(plane, head, jobs):
     """src-waves synced at `head` again; Jobs a mutation's syncs created are deleted."""
     plane.wait_synced_healthy(WAVES_APP, head, timeout=300)
     plane.wait_app(WAVES_APP, lambda app: app["status"]["operationState"]["operation"]["sync"]["revision"] == head,
@@ -343,7 +347,7 @@ def mutation_moved_on_while_retrying(plane, learner):
         yield
     finally:
         plane.argocd("app", "terminate-op", WAVES_APP, "--core")
-        waves_back_at(plane, learner, head, jobs)
+        waves_back_at(plane, head, jobs)
 
 
 # ---------------------------------------------------------------- bare main rewritten
@@ -359,7 +363,7 @@ class Rewrite:
     """A scratch clone of bare main for history a learner would have made instead."""
 
     def __init__(self, plane, learner):
-        self.plane, self.env = plane, git_env(plane)
+        self.env = git_env(plane)
         self.work = Path(learner.root) / "rewrite"
         shutil.rmtree(self.work, ignore_errors=True)
         subprocess.run(["git", "clone", "-q", str(learner.bare), str(self.work)], check=True, env=self.env)
@@ -428,7 +432,7 @@ def rewritten_main(plane, learner, build, broken=None):
             settled(plane, broken, lambda app: not comparison_error(app))
         if plane.app(WAVES_APP)["status"]["operationState"]["operation"]["sync"]["revision"] != head:
             synced_to_head(plane, head)
-        waves_back_at(plane, learner, head, jobs)
+        waves_back_at(plane, head, jobs)
         pruned(learner)
 
 
@@ -439,10 +443,6 @@ def committed(files, message, broken=None, delete=()):
             rewrite.git("rm", "-q", path)
         return rewrite.commit(files, message)
     return lambda plane, learner: rewritten_main(plane, learner, build, broken)
-
-
-def sha_of(original, subject_start):
-    return next(sha for sha, subject in original if subject.startswith(subject_start))
 
 
 @contextlib.contextmanager
@@ -457,7 +457,7 @@ def mutation_failed_commit_split(plane, learner):
 
     with rewritten_main(plane, learner, build) as head:
         synced_to_head(plane, head)
-        broken = sha_of(bare_log(learner), "Break migrate")
+        broken = commit_of(learner, "Break migrate")
         with evidence(learner, "failed-hook.json", commit=broken, live_mode="green"):
             yield
 
