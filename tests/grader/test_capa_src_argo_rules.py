@@ -444,3 +444,17 @@ def test_hook_delete_policy_argo_cd_reads_otherwise_fails(state):
     assert set(failing) == {"capa-src.5.git-migrate-hook"}
     assert failing["capa-src.5.git-migrate-hook"]["found"]["hook-delete-policy"] == ["BeforeHookCreation",
                                                                                    "HookSucceeded"]
+
+
+def test_replicas_entry_naming_the_prefixed_deployment_passes(state):
+    """kustomize matches a replicas entry against the base's name or the prefixed one (resmap
+    GetMatchingResourcesByAnyId); `prod-api` failed before."""
+    replace_in_tree(state, "kust/overlays/prod/kustomization.yaml", "name: api", "name: prod-api")
+    assert not_passing(state) == {}
+
+
+def test_replicas_entry_naming_another_deployment_fails(state):
+    replace_in_tree(state, "kust/overlays/prod/kustomization.yaml", "name: api", "name: prod-web")
+    failing = not_passing(state)
+    assert set(failing) == {"capa-src.4.kust-overlay"}
+    assert failing["capa-src.4.kust-overlay"]["found"]["replicas"] == [{"name": "prod-web", "count": 2}]

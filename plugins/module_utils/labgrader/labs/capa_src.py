@@ -857,11 +857,15 @@ def kust_overlay(state):
                       path=path or "kust/overlays/prod/kustomization.yaml", detail="")
     resources = str_list(overlay.get("resources")) + str_list(overlay.get("bases"))
     replicas = overlay.get("replicas") if isinstance(overlay.get("replicas"), list) else []
+    # kustomize's ReplicaCountTransformer matches a resource by any of its ids
+    # (resmap GetMatchingResourcesByAnyId: the base's name or the prefixed one), so `api` and
+    # `prod-api` both set api's replicas (observed with the plane's kustomize v5.8.1).
+    names = ("api", f"{overlay.get('namePrefix') or ''}api{overlay.get('nameSuffix') or ''}")
     found = {
         "resources": "../../base" if "../../base" in resources else resources,
         "namePrefix": overlay.get("namePrefix"),
         "replicas": next(({"name": "api", "count": r.get("count")} for r in replicas
-                          if isinstance(r, dict) and r.get("name") == "api"), replicas or None),
+                          if isinstance(r, dict) and r.get("name") in names), replicas or None),
     }
     return object_verdict(path, expected, found)
 
