@@ -458,3 +458,21 @@ def test_replicas_entry_naming_another_deployment_fails(state):
     failing = not_passing(state)
     assert set(failing) == {"capa-src.4.kust-overlay"}
     assert failing["capa-src.4.kust-overlay"]["found"]["replicas"] == [{"name": "prod-web", "count": 2}]
+
+
+@pytest.mark.parametrize(("field", "value", "passes"), [
+    ("name", "api", False),  # the base's name: Argo CD compares it with prod-api exactly
+    ("namespace", "default", False),
+    ("name", "prod-api", True),
+    ("namespace", "src-kust", True),
+])
+def test_ignore_rule_applies_to_prod_api_as_argo_cd_matches_it(state, field, value, passes):
+    """A rule that names another object is not applied to prod-api (diff_normalizer.go
+    Normalize); `name: api` passed before (a false pass)."""
+    for app in both_apps(state, "app-src-kust.yaml", "src-kust"):
+        app["spec"]["ignoreDifferences"][0][field] = value
+    failing = not_passing(state)
+    assert set(failing) == (set() if passes else {"capa-src.7.app-file", "capa-src.7.live-app"})
+    if not passes:
+        assert failing["capa-src.7.app-file"]["message"].startswith(
+            "app-src-kust.yaml: fields differ (field: expected / found): spec.ignoreDifferences: ")

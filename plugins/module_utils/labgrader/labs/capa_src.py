@@ -1590,12 +1590,21 @@ def waves_live_mode(state):
 IGNORE_RULE = {"group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/replicas"]}
 
 
+def ignores_prod_api_replicas(rule):
+    """The rule the lab asks for, as Argo CD applies it to prod-api: a rule that names another
+    object (name or namespace, compared exactly when set: util/argo/normalizers/diff_normalizer.go
+    Normalize) leaves prod-api's replicas in the diff, and selfHeal syncs them back."""
+    pointers = rule.get("jsonPointers") if isinstance(rule, dict) else None
+    return (isinstance(pointers, list) and "/spec/replicas" in pointers and rule.get("group") == "apps"
+            and rule.get("kind") == "Deployment" and rule.get("name") in (None, "", "prod-api")
+            and rule.get("namespace") in (None, "", KUST_APP))
+
+
 def ignore_problems(app, what):
     problems = []
     rules = dig(app, "spec", "ignoreDifferences", default=[])
     rules = rules if isinstance(rules, list) else []
-    if not any(isinstance(r, dict) and r.get("group") == "apps" and r.get("kind") == "Deployment"
-               and "/spec/replicas" in (r.get("jsonPointers") or []) for r in rules):
+    if not any(ignores_prod_api_replicas(r) for r in rules):
         problems.append(("spec.ignoreDifferences", [IGNORE_RULE], dig(app, "spec", "ignoreDifferences")))
     options = sync_options(app)
     for option in ("RespectIgnoreDifferences=true", "CreateNamespace=true"):
