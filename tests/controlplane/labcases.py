@@ -3,6 +3,8 @@ test module (test_<lab>_plane.py) names its LAB and imports these cases:
 
 reset (a clean VM) -> grade: nothing PASS, nothing ERROR -> playbooks/solve.yml -> grade: every
 check PASS -> grade again: identical verdicts, state unchanged -> solve.yml again: nothing to do
+-> `python -m labworld record` of the solved VM, replayed offline on the fake API server: the
+same verdicts and messages (LAB_CP_RECORD=1 writes it to fixtures/worlds/<lab>/recorded.yaml)
 -> each mistake of the lab's mutation table flips exactly its checks -> reset.yml -> grade: the
 first picture again -> solve.yml -e solve_until=3: steps 1-3 pass, the rest is left undone.
 
@@ -12,14 +14,25 @@ real API server's server-side dry-run."""
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
+import subprocess
+import threading
 import time
 from dataclasses import dataclass
 
 import mutations_capa_src
 import mutations_cgoa_ci
 import pytest
+from ansible.module_utils.labgrader.collect import Site, collector
+from ansible.module_utils.labgrader.grading import grade
 from ansible.module_utils.labgrader.labs import LABS
-from labflow import Learner, grade_learner, reset, solve, state_digest, verdicts
+from labflow import REPO_ROOT, Learner, grade_learner, plane_path, reset, solve, state_digest, verdicts
+
+from labworld.__main__ import main as labworld_main
+from labworld.materialize import materialize
+from labworld.server import make_server
 
 TABLES = {"capa-src": mutations_capa_src.MUTATIONS, "cgoa-ci": mutations_cgoa_ci.MUTATIONS}
 PARTIAL_UNTIL = 3
@@ -46,6 +59,10 @@ def solved(plane, request, tmp_path_factory):
     solve_seconds = time.monotonic() - began
     print(f"\n{lab}: solve.yml took {solve_seconds:.1f} s")
     return Solved(learner, verdicts(checks, learner), solve_seconds)
+
+
+# What differs between two runs of cgoa-ci's probes: their random object prefix and temp directories.
+PROBE_RUN = re.compile(r"lab-probe-[0-9a-f]{6}-|/tmp/(lab-probe-|tmp\.)[\w.]+")
 
 
 def pytest_generate_tests(metafunc):
@@ -75,6 +92,57 @@ def test_solved_passes_every_check_and_grading_changes_nothing(solved):
     assert "changed=0" in rerun.stdout and "nothing to do, every step already passes" in rerun.stdout
     assert state_digest(learner) == before
     print(f"\n{learner.lab}: grade {grade_seconds:.1f} s, {result['collected']['api_requests']} API requests")
+
+
+def normalized(result, roots: dict[str, str], commits: dict[str, str]) -> dict:
+    """{check: (status, message)} with the site's paths and server named alike, rebuilt commit
+    ids (`commits`: {sha: original sha}) replaced, and what each probe run names by itself."""
+    def same(text):
+        for new, old in commits.items():
+            text = text.replace(new, old).replace(new[:7], old[:7])
+        for value, name in roots.items():
+            text = text.replace(value, name)
+        return PROBE_RUN.sub("<probe>", text)
+    return {c["check"]: (c["status"], same(c["message"])) for s in result["steps"] for c in s["checks"]}
+
+
+def test_recorded_and_replayed_offline_grades_the_same(solved, tmp_path):
+    """An instructor's recording of a disputed VM (README): replayed, it grades like the VM."""
+    learner, plane = solved.learner, solved.learner.plane
+    original, _ = grade_learner(learner)
+    world = tmp_path / "world.yaml"
+    before = state_digest(learner)
+    with plane_path(plane):
+        assert labworld_main(["record", "--lab", learner.lab, "--out", str(world), "--kubeconfig", str(plane.kubeconfig),
+                              "--k3s-kubeconfig", str(plane.kubeconfig), "--workspace-root", str(learner.root / "root"),
+                              "--bare-root", str(plane.bare_root), "--api-timeout", "15"]) == 0
+    assert state_digest(learner) == before  # read-only; the probes ran on copies
+    if os.environ.get("LAB_CP_RECORD") == "1":
+        shutil.copyfile(world, REPO_ROOT / "fixtures" / "worlds" / learner.lab / "recorded.yaml")
+    hosts = tmp_path / "hosts"
+    server = make_server(hosts, 0)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        summary = materialize(world, "replay", hosts, url)
+        host = hosts / "replay"
+        site = Site(bare_root=str(host / "srv" / "bare"), workspace_root=str(host / "root"),
+                    k3s_kubeconfig=str(host / "kubeconfig"), probe_replay=str(host / "probes.json"))
+        lab = LABS[learner.lab]
+        replayed = grade(lab, collector(lab, site, str(host / "kubeconfig"), timeout=5), "en", 0, 1)
+    finally:
+        server.shutdown()
+        server.server_close()
+    server_url = plane.kubectl("config", "view", "--minify", "-o", "jsonpath={.clusters[0].cluster.server}").stdout.strip()
+    repo, = summary["repos"].values()
+    rebuilt = {new: subprocess.run(["git", "--git-dir", str(learner.bare), "rev-parse", label], capture_output=True,
+                                   text=True, check=True).stdout.strip() for label, new in repo["commits"].items()}
+    expected = normalized(original, {str(plane.bare_root): "<bare>", str(learner.root / "root"): "<root>",
+                                     server_url: "<server>"}, {})
+    assert {status for status, _ in expected.values()} == {"PASS"}
+    found = normalized(replayed, {str(host / "srv" / "bare"): "<bare>", str(host / "root"): "<root>",
+                                  f"{url}/h/replay": "<server>"}, rebuilt)
+    assert found == expected
 
 
 def test_each_mistake_flips_exactly_its_checks(solved, mutation):
