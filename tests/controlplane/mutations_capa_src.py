@@ -312,6 +312,30 @@ def mutation_scaled_with_edit(plane, learner):
         prod_api_ready(plane, 4)
 
 
+def prod_api_at(plane, replicas):
+    def scaled(app):
+        deployment = plane.get("deployment", "prod-api", KUST_APP)
+        return deployment["spec"]["replicas"] == deployment["status"].get("readyReplicas") == replicas \
+            and app.get("status", {}).get("sync", {}).get("status") == "Synced"
+    return scaled
+
+
+@contextlib.contextmanager
+def mutation_ignore_rule_names_the_base(plane, learner):
+    """ignoreDifferences with `name: api`, the base's name: Argo CD does not apply the rule to
+    prod-api, so selfHeal syncs its replicas back to 2. Undone by the right rule and the
+    learner's `kubectl scale` to 4 again."""
+    def change(app):
+        app["spec"]["ignoreDifferences"][0]["name"] = "api"
+    try:
+        with application_changed(plane, learner, "app-src-kust.yaml", change, live=True,
+                                 reached=prod_api_at(plane, 2), desc="selfHeal set prod-api to 2"):
+            yield
+    finally:
+        plane.kubectl("-n", KUST_APP, "scale", "deployment", "prod-api", "--replicas=4")
+        plane.wait_app(KUST_APP, prod_api_at(plane, 4), "prod-api at 4 again")
+
+
 def job_names(plane):
     return {job["metadata"]["name"] for job in plane.list("jobs", WAVES_APP)}
 
@@ -645,6 +669,16 @@ MUTATIONS = {
         "capa-src.4.live-deployment": 'Deployment src-kust/prod-api: expected {"image": "nginx:1.28-alpine", '
                                       '"readyReplicas": 4, "health": "Healthy"}, found {"image": '
                                       '"1.28-alpine:1.27-alpine", "readyReplicas": 4, "health": "Healthy"}'}),
+    "ignoreDifferences names the base Deployment": (mutation_ignore_rule_names_the_base, {
+        **{f"capa-src.7.{check}": f"{what}: fields differ (field: expected / found): spec.ignoreDifferences: "
+                                  '[{"group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/replicas"]}] / '
+           for check, what in (("app-file", "app-src-kust.yaml"), ("live-app", "Application src-kust"))},
+        # Argo CD did not apply the rule to prod-api: selfHeal synced replicas back to 2 (its manager now)
+        "capa-src.7.live-replicas": 'src-kust / prod-api: expected {"prod-api spec.replicas": 4, "src-kust sync": '
+                                    '"Synced"}, found {"prod-api spec.replicas": 2, "src-kust sync": "Synced"}',
+        "capa-src.7.replicas-owner": 'f:spec.f:replicas of prod-api is owned by {"manager": "argocd-controller", '
+                                     '"subresource": null}',
+        "capa-src.8.replicas-owner": 'report.json replicas_owner: expected "argocd-controller", found "kubectl"'}),
     "scaled with kubectl edit": (mutation_scaled_with_edit, {
         "capa-src.7.replicas-owner": 'f:spec.f:replicas of prod-api is owned by {"manager": "kubectl-edit", '
                                      '"subresource": null}, expected {"manager": "kubectl | kubectl-scale | k3s", '
