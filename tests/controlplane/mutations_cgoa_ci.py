@@ -451,6 +451,27 @@ def mutation_self_heal_off_then_set_image(plane, learner):
 
 
 @contextlib.contextmanager
+def mutation_set_image_while_self_heal_backs_off(plane, learner):
+    """`kubectl set image` of prod by a learner who has done it several times before: selfHeal will
+    sync it back, but only after its backoff. v3.5.2 keeps counting self-heal attempts at one
+    revision (operationState.operation.sync.autoHealAttemptsCount, never reset) and waits
+    2 s x 3^(count-1), at most 300 s, from the last operation's end (controller/appcontroller.go
+    autoSync); the count of earlier edits is written where the controller keeps it, after a fresh
+    sync. The grade settles 90 s and still sees the drift: PENDING, never FAIL. Undo syncs."""
+    sync_now(plane, learner)
+    plane.kubectl("-n", "argocd", "patch", "applications.argoproj.io", APP, "--type=merge", "-p", json.dumps(
+        {"status": {"operationState": {"operation": {"sync": {"autoHealAttemptsCount": 6}}}}}))
+    try:
+        plane.kubectl("-n", PROD_NS, "set", "image", "deployment/web", "web=nginx:1.29-alpine")
+        plane.hard_refresh(APP)
+        plane.wait_app(APP, lambda a: app_status(a).get("sync", {}).get("status") == "OutOfSync"
+                       and app_status(a).get("health", {}).get("status") == "Healthy", "OutOfSync and Healthy")
+        yield
+    finally:
+        sync_now(plane, learner)
+
+
+@contextlib.contextmanager
 def mutation_broken_commit_still_retrying(plane, learner):
     """Moving on without terminate-op: the broken commit's auto-sync operation (what the controller
     writes: the commit, prune, the sync options, the default 5 retries) still runs. Undo
@@ -634,6 +655,9 @@ MUTATIONS = {
         "cgoa-ci.6.live-still-synced": "Application ci-web is OutOfSync / Healthy, expected Synced / Healthy",
         "cgoa-ci.7.live-revision": 'Application ci-web is at {"sync": "OutOfSync", "health": "Healthy", "revision": "',
         "cgoa-ci.7.live-image": 'Deployment ci-web/web image: expected "nginx:1.28-alpine", found "nginx:1.29-alpine"'}),
+    "kubectl set image while selfHeal backs off": (mutation_set_image_while_self_heal_backs_off, dict.fromkeys(
+        ("cgoa-ci.2.live-at-head", "cgoa-ci.6.live-still-synced", "cgoa-ci.7.live-revision", "cgoa-ci.7.live-image"),
+        "Application ci-web is OutOfSync with a live change that selfHeal will sync back after its backoff")),
     "moved on while the broken commit still retries": (mutation_broken_commit_still_retrying, {
         "cgoa-ci.2.no-broken-retry": "the operation of ci-web still retries the broken commit "}),
 }
