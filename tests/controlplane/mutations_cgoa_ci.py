@@ -5,10 +5,12 @@ checks flip; docs/mutations.md is generated from this table (tests/controlplane/
 Messages that end with a script's own output are pinned up to that output. UNFLIPPED lists, with
 the reason, every check that no mutation here flips.
 
-Undo restores what grading reads: workspace files and modes, bare main (the original history
-force-pushed back, Argo CD followed to it), the live objects (patched back, created ones deleted)
-and the Application's last operation (synced again at main's head). A deleted ServiceAccount
-comes back with a new uid, so ci-kubeconfig gets a new 8-hour token."""
+Undo restores the solved state (labflow.state_digest): workspace files and modes, the clone's
+.git, the bare repo (the original main force-pushed back, Argo CD followed to it, the rewritten
+commits pruned), the live objects (patched back, created ones deleted) and the Application's last
+operation (synced again at main's head). Two things cannot go back: a Deployment's generation
+after `kubectl set image` (nothing graded reads it), and a deleted ServiceAccount, which comes
+back with a new uid, so ci-kubeconfig gets a new 8-hour token."""
 
 from __future__ import annotations
 
@@ -127,6 +129,8 @@ def rewritten_main(plane, learner, rewrite, push=()):
         git_out(work, "push", "-q", "-f", "origin", f"{original}:refs/heads/main", env=env)
         follow(plane, original)
         shutil.rmtree(work, ignore_errors=True)
+        # The rewritten commits leave the bare repo too (a refused push leaves nothing there).
+        git_out(learner.bare, "prune", "--expire=now")
 
 
 def drop_broken_commit(work, env):
@@ -206,18 +210,21 @@ def mutation_baseline_names_namespace(plane, learner):
 # ---------------------------------------------------------------- the clone
 
 
+@contextlib.contextmanager
 def mutation_clone_not_reset(plane, learner):
-    """The typo commit the hook refused stays on the clone's main (no git reset --hard origin/main)."""
-    @contextlib.contextmanager
-    def ahead():
+    """The typo commit the hook refused stays on the clone's main (no git reset --hard origin/main).
+    Undo puts the clone back as it was (its .git included)."""
+    saved = Path(learner.root) / "clone-saved"
+    shutil.rmtree(saved, ignore_errors=True)
+    shutil.copytree(learner.clone, saved, symlinks=True)
+    try:
         web = learner.clone / "deploy" / "web.yaml"
         web.write_text(web_yaml(image="nginx:1.28-alpine", replicas_key="replica"), encoding="utf-8")
         learner.git("commit", "-q", "-am", "web: typo")
-        try:
-            yield
-        finally:
-            learner.git("reset", "-q", "--hard", "origin/main")
-    return ahead()
+        yield
+    finally:
+        shutil.rmtree(learner.clone)
+        saved.rename(learner.clone)
 
 
 def mutation_clone_origin_elsewhere(plane, learner):
