@@ -659,7 +659,7 @@ MUTATIONS = {
                                   '[{"name": "greeting", "value": "from-parameter"}] / [{"name": "greting", '
                                   '"value": "from-parameter"}]'
            for check, what in (("app-file-values", "app-src-helm.yaml"), ("live-app-values", "Application src-helm"))},
-        "capa-src.2.precedence-greeting": "precedence.json greeting: you recorded from-parameter, but the live cluster "
+        "capa-src.2.precedence-greeting": 'precedence.json greeting: you recorded "from-parameter", but the live cluster '
                                           'shows "from-values-object" (expected "from-parameter")'}),
     "kustomize image entry with the tag only": (mutation_image_entry_tag_only, {
         **{check: f"{what}: fields differ (field: expected / found): spec.source.kustomize.images: "

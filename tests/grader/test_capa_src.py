@@ -317,3 +317,11 @@ def test_times_in_another_offset_are_the_same_instants(state):
         for key, obj in (("hook_created", hook), ("settings_created", settings))}
     edit_json(state, "waves.json", **in_tokyo)
     assert not_passing(state) == {}
+
+
+def test_recorded_value_the_live_cluster_disagrees_with_is_shown_as_json(state):
+    state.cluster.find("helm_configmaps", "src-helm-greeting")["data"]["greeting"] = "from-values-object"
+    failing = not_passing(state)
+    assert failing["capa-src.2.precedence-greeting"]["message"] == (
+        'precedence.json greeting: you recorded "from-parameter", but the live cluster shows "from-values-object" '
+        '(expected "from-parameter")')

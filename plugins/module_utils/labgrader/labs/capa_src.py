@@ -57,6 +57,7 @@ from ansible.module_utils.labgrader.facts import (
     typed_field,
 )
 from ansible.module_utils.labgrader.grading import Lab, Owned
+from ansible.module_utils.labgrader.i18n import show
 from ansible.module_utils.labgrader.result import errored, failed, passed, pending
 from ansible.module_utils.labgrader.workspace import parse_yaml_text
 
@@ -710,7 +711,7 @@ def recorded_vs_live(recorded, truth, live, what, truth_hint):
     if live is None:
         return blocked(1, "live_object_missing", what=what)
     if live != truth:
-        return failed("live_disagrees", expected=truth, found=live, what=what, recorded=recorded,
+        return failed("live_disagrees", expected=truth, found=live, what=what, recorded=show(recorded),
                       hint="app_sync_health")
     return passed("value_ok", expected=truth, found=recorded, what=what)
 
