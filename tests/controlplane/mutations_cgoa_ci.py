@@ -438,6 +438,14 @@ def mutation_app_file_without_self_heal(plane, learner):
     return edited(learner.workspace / "app.yaml", "      selfHeal: true\n", "")
 
 
+def set_prod_image(plane):
+    """`kubectl set image` of prod, and Argo CD has compared: OutOfSync, Healthy once rolled out."""
+    plane.kubectl("-n", PROD_NS, "set", "image", "deployment/web", "web=nginx:1.29-alpine")
+    plane.hard_refresh(APP)
+    plane.wait_app(APP, lambda a: app_status(a).get("sync", {}).get("status") == "OutOfSync"
+                   and app_status(a).get("health", {}).get("status") == "Healthy", "OutOfSync and Healthy")
+
+
 @contextlib.contextmanager
 def mutation_self_heal_off_then_set_image(plane, learner):
     """selfHeal removed from the live Application, then `kubectl set image` of the prod Deployment:
@@ -446,10 +454,7 @@ def mutation_self_heal_off_then_set_image(plane, learner):
     patch = automated_flag("selfHeal", False)
     plane.kubectl("-n", "argocd", "patch", "applications.argoproj.io", APP, "--type=json", "-p", json.dumps(patch))
     try:
-        plane.kubectl("-n", PROD_NS, "set", "image", "deployment/web", "web=nginx:1.29-alpine")
-        plane.hard_refresh(APP)
-        plane.wait_app(APP, lambda a: app_status(a).get("sync", {}).get("status") == "OutOfSync"
-                       and app_status(a).get("health", {}).get("status") == "Healthy", "OutOfSync and Healthy")
+        set_prod_image(plane)
         yield
     finally:
         plane.kubectl("-n", "argocd", "patch", "applications.argoproj.io", APP, "--type=json", "-p",
@@ -469,10 +474,7 @@ def mutation_set_image_while_self_heal_backs_off(plane, learner):
     plane.kubectl("-n", "argocd", "patch", "applications.argoproj.io", APP, "--type=merge", "-p", json.dumps(
         {"status": {"operationState": {"operation": {"sync": {"autoHealAttemptsCount": 6}}}}}))
     try:
-        plane.kubectl("-n", PROD_NS, "set", "image", "deployment/web", "web=nginx:1.29-alpine")
-        plane.hard_refresh(APP)
-        plane.wait_app(APP, lambda a: app_status(a).get("sync", {}).get("status") == "OutOfSync"
-                       and app_status(a).get("health", {}).get("status") == "Healthy", "OutOfSync and Healthy")
+        set_prod_image(plane)
         yield
     finally:
         sync_now(plane, learner)
