@@ -349,3 +349,11 @@ def test_a_wrong_argocd_kubeconfig_is_not_told_to_terminate_an_operation(state):
         f"kubeconfig to {state.workspace}/kubeconfig and run `kubectl config --kubeconfig {state.workspace}/kubeconfig "
         f"set-context --current --namespace=argocd`.")
     assert "terminate-op" not in result["hint"]
+
+
+def test_live_revision_without_the_bump_commit_hints_at_the_bump(state):
+    """The check cannot name a revision to wait for: the advice is the bump, not Argo CD's status."""
+    state.repo.commits[commits(state)[3]].update(subject="bump")
+    result = grade(state)["cgoa-ci.7.live-revision"]
+    assert (result["status"], result["message"]) == ("FAIL", 'no commit "ci: web nginx:1.28-alpine" on bare main')
+    assert result["hint"].startswith("bump.sh <tag>: sync the clone with origin/main")

@@ -1295,7 +1295,7 @@ def bump_live_revision(state):
         return problem
     sha = bump_commit_sha(state)
     if sha is None:
-        return failed("bump_commit_unknown", expected=BUMP_MESSAGE, found=None)
+        return failed("bump_commit_unknown", expected=BUMP_MESSAGE, found=None, hint="ci_bump")
     return app_at_revision(state, app, sha, "revision_ok", "revision_behind")
 
 
