@@ -132,8 +132,9 @@ class Machine:
         try:
             return self.wait(f"Application {name}: {desc}", probe, timeout)
         except SolveError as exc:
-            status = json.dumps(self.app(name).get("status", {}).get("operationState", {}))[:OUTPUT_TAIL]
-            raise SolveError(f"{exc}; its operationState: {status}") from None
+            status = self.app(name).get("status", {})
+            seen = {key: status.get(key) for key in ("sync", "health", "conditions", "operationState")}
+            raise SolveError(f"{exc}; its status: {json.dumps(seen)[:OUTPUT_TAIL]}") from None
 
     def wait_synced_healthy(self, name, revision, timeout=None):
         """Synced, Healthy and the last operation Succeeded at `revision` of git."""
