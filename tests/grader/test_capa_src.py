@@ -325,3 +325,28 @@ def test_recorded_value_the_live_cluster_disagrees_with_is_shown_as_json(state):
     assert failing["capa-src.2.precedence-greeting"]["message"] == (
         'precedence.json greeting: you recorded "from-parameter", but the live cluster shows "from-values-object" '
         '(expected "from-parameter")')
+
+
+def drifted_helm_app(state, self_heal):
+    """A live edit to what src-helm synced (`kubectl edit configmap src-helm-greeting`): Argo CD
+    compares and shows OutOfSync; its last operation Succeeded at an earlier commit of main (later
+    commits did not touch charts/web)."""
+    app = live_app(state, "src-helm")
+    app["spec"]["syncPolicy"]["automated"]["selfHeal"] = self_heal
+    app["status"]["sync"]["status"] = "OutOfSync"
+    assert app["status"]["operationState"]["syncResult"]["revision"] != app["status"]["sync"]["revision"]
+
+
+def test_live_drift_that_self_heal_will_sync_back_is_pending(state):
+    """Argo CD's selfHeal syncs it back after its backoff (checks/argocd.py self_heal_due; observed
+    on the plane for cgoa-ci, tests/controlplane/mutations_cgoa_ci.py)."""
+    drifted_helm_app(state, self_heal=True)
+    assert {cid: (c["status"], c["message"]) for cid, c in not_passing(state).items()} == {
+        "capa-src.1.live-app-status": ("PENDING", "Application src-helm is OutOfSync with a live change that selfHeal "
+                                       "will sync back after its backoff (by default at most 5 minutes); graded as seen")}
+
+
+def test_live_drift_without_self_heal_fails(state):
+    drifted_helm_app(state, self_heal=False)
+    assert {cid: (c["status"], c["message"]) for cid, c in not_passing(state).items()} == {
+        "capa-src.1.live-app-status": ("FAIL", "Application src-helm is OutOfSync / Healthy, expected Synced / Healthy")}

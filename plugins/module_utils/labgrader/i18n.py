@@ -77,6 +77,12 @@ MESSAGES = {
                                "Application {name} は {sync} / {health} です。Synced / Healthy になる必要があります",
                                "{name} Application의 상태가 {sync} / {health}입니다. Synced / Healthy 상태여야 "
                                "합니다"),
+    "self_heal_due": ("Application {name} is OutOfSync with a live change that selfHeal will sync back after its "
+                      "backoff (by default at most 5 minutes); graded as seen",
+                      "Application {name} は OutOfSync です。ライブの変更は、バックオフ(既定では最大 5 分)の後に selfHeal "
+                      "が Git の状態に戻します。現在の状態で採点しました",
+                      "{name} Application이 OutOfSync 상태입니다. 라이브 변경은 백오프(기본값 최대 5분) 뒤에 selfHeal이 "
+                      "Git 상태로 되돌립니다. 현재 상태로 채점했습니다"),
     "app_converging": ("Application {name} is still converging ({sync} / {health}); graded as seen",
                        "Application {name} はまだ同期中です({sync} / {health})。現在の状態で採点しました",
                        "{name} Application이 아직 동기화 중입니다 ({sync} / {health}). 현재 상태로 채점했습니다"),

@@ -100,8 +100,28 @@ def live_status(app):
             dig(app, "status", "operationState", "phase"))
 
 
+def self_heal_due(app):
+    """Argo CD will sync a live change back by itself (controller/appcontroller.go autoSync,
+    v3.5.2): automated with selfHeal, OutOfSync, no operation running and the last one Succeeded,
+    and more than pruning left or prune on. At the revision it last synced it first waits out the
+    self-heal backoff: 2 s x 3^(attempts-1), at most 300 s, less the time since that operation
+    finished (observed on the plane after repeated `kubectl set image` on cgoa-ci: 0.7 s, 17 s,
+    54 s, 162 s); at a later revision of main it syncs too (observed: src-helm at 2e0b45c, last
+    synced 39fb964, a `kubectl patch` of its ConfigMap was reverted within 2 s). A failed last
+    attempt is never retried at the same revision (a SyncError instead)."""
+    status = dig(app, "status", default={}) or {}
+    operation = status.get("operationState") or {}
+    automated = dig(app, "spec", "syncPolicy", "automated")
+    if not (automated_enabled(app) and dig(automated, "selfHeal") is True
+            and dig(status, "sync", "status") == "OutOfSync" and operation.get("phase") == "Succeeded"):
+        return False
+    drifted = [r for r in status.get("resources") or [] if isinstance(r, dict) and r.get("status") != "Synced"]
+    return dig(automated, "prune") is True or any(not r.get("requiresPruning") for r in drifted)
+
+
 def synced_healthy(app, name):
-    """PASS when Synced and Healthy; PENDING while Argo CD is still working; FAIL otherwise."""
+    """PASS when Synced and Healthy; PENDING while Argo CD is still working or its selfHeal is
+    about to sync a live change back; FAIL otherwise."""
     sync, health, phase = live_status(app)
     found = {"sync": sync, "health": health, "operation": phase}
     expected = {"sync": "Synced", "health": "Healthy"}
@@ -109,6 +129,8 @@ def synced_healthy(app, name):
         return passed("app_synced_healthy", expected=expected, found=found, name=name)
     if phase in ("Running", "Terminating") or health == "Progressing":
         return pending("app_converging", expected=expected, found=found, name=name, sync=sync, health=health)
+    if self_heal_due(app):
+        return pending("self_heal_due", expected=expected, found=found, name=name, sync=sync, health=health)
     return failed("app_not_synced_healthy", expected=expected, found=found, name=name, sync=sync,
                   health=health, hint="app_sync_health")
 

@@ -18,6 +18,7 @@ from ansible.module_utils.labgrader.checks.argocd import (
     application_file,
     automated_enabled,
     live_status,
+    self_heal_due,
     spec_problems,
     synced_healthy,
     verdict_from_problems,
@@ -267,12 +268,6 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                               "新しいコミットは同期されません",
                               "{name}의 동기화 오퍼레이션이 아직 깨진 커밋 {sha}의 재시도를 계속하고 있습니다 "
                               "(페이즈 {phase}). 이 오퍼레이션이 끝날 때까지 새 커밋은 동기화되지 않습니다"),
-    "self_heal_due": ("Application {name} is OutOfSync with a live change that selfHeal will sync back after its "
-                      "backoff (by default at most 5 minutes); graded as seen",
-                      "Application {name} は OutOfSync です。ライブの変更は、バックオフ(既定では最大 5 分)の後に selfHeal "
-                      "が Git の状態に戻します。現在の状態で採点しました",
-                      "{name} Application이 OutOfSync 상태입니다. 라이브 변경은 백오프(기본값 최대 5분) 뒤에 selfHeal이 "
-                      "Git 상태로 되돌립니다. 현재 상태로 채점했습니다"),
     "no_broken_retry": ("no operation of {name} retries the broken commit",
                         "{name} に、壊れたコミットをリトライするオペレーションはありません",
                         "{name}에 깨진 커밋을 재시도하는 오퍼레이션이 없습니다"),
@@ -623,24 +618,6 @@ def retrying_broken(state, app):
     if revision in history_broken(state) and phase in ("Running", "Terminating"):
         return revision
     return None
-
-
-def self_heal_due(app):
-    """Argo CD will sync a live change back by itself (controller/appcontroller.go autoSync,
-    v3.5.2): automated with selfHeal, no operation running, OutOfSync at the revision its last
-    operation synced successfully ("already attempted"), and more than pruning left or prune on.
-    It first waits out the self-heal backoff: 2 s x 3^(attempts-1), at most 300 s, less the time
-    since that operation finished (observed on the plane after repeated `kubectl set image`:
-    0.7 s, 17 s, 54 s, 162 s). A failed last attempt is never retried (a SyncError instead)."""
-    status = dig(app, "status", default={}) or {}
-    operation = status.get("operationState") or {}
-    automated = dig(app, "spec", "syncPolicy", "automated")
-    if not (automated_enabled(app) and dig(automated, "selfHeal") is True
-            and dig(status, "sync", "status") == "OutOfSync" and operation.get("phase") == "Succeeded"
-            and dig(operation, "syncResult", "revision") == dig(status, "sync", "revision")):
-        return False
-    drifted = [r for r in status.get("resources") or [] if isinstance(r, dict) and r.get("status") != "Synced"]
-    return dig(automated, "prune") is True or any(not r.get("requiresPruning") for r in drifted)
 
 
 def self_heal_pending(app, expected, found):
@@ -1247,10 +1224,7 @@ def live_still_synced(state):
     app, problem = live_app(state, 6)
     if problem:
         return problem
-    verdict = synced_healthy(app, APP)
-    if verdict.status == "FAIL" and self_heal_due(app):
-        return self_heal_pending(app, verdict.expected, verdict.found)
-    return verdict
+    return synced_healthy(app, APP)
 
 
 # ---------------------------------------------------------------- step 7
