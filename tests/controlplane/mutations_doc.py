@@ -46,7 +46,8 @@ def render():
              "(`tests/controlplane/mutations_<lab>.py`); do not edit by hand. On the real control plane,",
              "`tests/controlplane/test_<lab>_plane.py` solves the lab with `playbooks/solve.yml`, applies each",
              "mutation to the solved learner, grades, and asserts that exactly the checks below flip (every",
-             "other check stays PASS) with messages that start as shown (`<root>` is the learner's root), then",
+             "other check stays PASS) with messages that start as shown (`<root>` is the learner's root, `<bare>`",
+             "the folder of the bare repositories), then",
              "undoes it.", "", f"{total} mutations across {len(found)} labs.", ""]
     for lab_id, (mutations, unflipped) in found.items():
         checks = [check.id for check in LABS[lab_id].checks]
