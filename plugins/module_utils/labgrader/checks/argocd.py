@@ -119,6 +119,12 @@ def self_heal_due(app):
     return dig(automated, "prune") is True or any(not r.get("requiresPruning") for r in drifted)
 
 
+def self_heal_pending(app, name, expected, found):
+    """PENDING: what was checked is about to be synced back by Argo CD's selfHeal."""
+    sync, health, _ = live_status(app)
+    return pending("self_heal_due", expected=expected, found=found, name=name, sync=sync, health=health)
+
+
 def synced_healthy(app, name):
     """PASS when Synced and Healthy; PENDING while Argo CD is still working or its selfHeal is
     about to sync a live change back; FAIL otherwise."""
@@ -130,7 +136,7 @@ def synced_healthy(app, name):
     if phase in ("Running", "Terminating") or health == "Progressing":
         return pending("app_converging", expected=expected, found=found, name=name, sync=sync, health=health)
     if self_heal_due(app):
-        return pending("self_heal_due", expected=expected, found=found, name=name, sync=sync, health=health)
+        return self_heal_pending(app, name, expected, found)
     return failed("app_not_synced_healthy", expected=expected, found=found, name=name, sync=sync,
                   health=health, hint="app_sync_health")
 

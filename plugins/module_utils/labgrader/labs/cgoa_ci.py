@@ -19,6 +19,7 @@ from ansible.module_utils.labgrader.checks.argocd import (
     automated_enabled,
     live_status,
     self_heal_due,
+    self_heal_pending,
     spec_problems,
     synced_healthy,
     verdict_from_problems,
@@ -620,11 +621,6 @@ def retrying_broken(state, app):
     return None
 
 
-def self_heal_pending(app, expected, found):
-    sync, health, _ = live_status(app)
-    return pending("self_heal_due", expected=expected, found=found, name=APP, sync=sync, health=health)
-
-
 def live_app(state, step):
     app = state.cluster.get("app")
     if app is None:
@@ -650,7 +646,7 @@ def app_at_revision(state, app, anchor, ok_key, behind_key):
     if phase in ("Running", "Terminating") or health == "Progressing":
         return pending("app_converging", expected=expected, found=found, name=APP, sync=sync, health=health)
     if at_or_after and self_heal_due(app):
-        return self_heal_pending(app, expected, found)
+        return self_heal_pending(app, APP, expected, found)
     return failed(behind_key, expected=expected, found=found, name=APP, sha=anchor[:7], hint="app_sync_health")
 
 
@@ -1285,7 +1281,7 @@ def bump_live_image(state):
     if dig(app, "status", "operationState", "phase") == "Running" and not retrying_broken(state, app):
         return pending("rollout_in_progress", expected=BUMP_IMAGE, found=image, what=f"Deployment {PROD_NS}/web")
     if self_heal_due(app):
-        return self_heal_pending(app, BUMP_IMAGE, image)
+        return self_heal_pending(app, APP, BUMP_IMAGE, image)
     return failed("live_values_mismatch", expected=BUMP_IMAGE, found=image, what=f"Deployment {PROD_NS}/web image")
 
 
