@@ -99,7 +99,8 @@ def operation(app):
 
 
 def deploy(ws, files, message, app):
-    """Commit and push `files`, make Argo CD read git now, wait until `app` runs that commit."""
+    """Commit and push `files` and, when `app` exists, make Argo CD read git now; returns bare
+    main's head (the callers wait for what they need at it)."""
     head = ws.commit_push(files, message)
     if ws.machine.get("applications.argoproj.io", app, ws.machine.argocd_namespace, missing_ok=True):
         ws.machine.hard_refresh(app)
@@ -142,10 +143,11 @@ def step4(m, ws):
     apply_app(ws, "app-src-kust.yaml", application(ws, KUST_APP, "kust/overlays/prod",
                                                     {"kustomize": {"images": [IMAGE_OVERRIDE]}}))
     m.wait_synced_healthy(KUST_APP, head)
-    m.wait("Deployment prod-api: 2 ready replicas running nginx:1.28-alpine", lambda: (
-        lambda d: d["status"].get("readyReplicas") == 2
-        and d["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.28-alpine")(
-            m.get("deployment", "prod-api", KUST_APP)))
+    def rolled_out():
+        deployment = m.get("deployment", "prod-api", KUST_APP)
+        return (deployment["status"].get("readyReplicas") == 2
+                and deployment["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.28-alpine")
+    m.wait("Deployment prod-api: 2 ready replicas running nginx:1.28-alpine", rolled_out)
 
 
 def step5(m, ws):
