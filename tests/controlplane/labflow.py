@@ -8,6 +8,7 @@ import contextlib
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from pathlib import Path
 from ansible.module_utils.labgrader.collect import Site, collector
 from ansible.module_utils.labgrader.grading import grade
 from ansible.module_utils.labgrader.labs import LABS
+from ansible.module_utils.labgrader.solutions.machine import LEARNER
 from cpharness import Plane
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -41,9 +43,7 @@ class Learner:
         return self.plane.bare_root / f"{LABS[self.lab].reads.repo.name}.git"
 
     def git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        env = {"GIT_AUTHOR_NAME": "learner", "GIT_AUTHOR_EMAIL": "learner@lab.invalid",
-               "GIT_COMMITTER_NAME": "learner", "GIT_COMMITTER_EMAIL": "learner@lab.invalid"}
-        return self.plane.run(["git", "-C", str(self.clone), *args], env=env, check=check, timeout=120)
+        return self.plane.run(["git", "-C", str(self.clone), *args], env=LEARNER, check=check, timeout=120)
 
 
 def plane_env(plane: Plane) -> dict[str, str]:
@@ -150,3 +150,43 @@ def edited(path: Path, old: str, new: str):
     text = path.read_text(encoding="utf-8")
     assert old in text, (path, old)
     return replaced(path, text.replace(old, new))
+
+
+def git(path: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    """`git -C path ...`'s stdout; a failure asserts with git's own output (a push prints the hook's)."""
+    done = subprocess.run(["git", "-C", str(path), *args], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, (args, done.stdout, done.stderr)
+    return done.stdout.strip()
+
+
+class Rewrite:
+    """A scratch clone of bare main (<root>/rewrite) for history a learner would have made instead:
+    git runs as the learner, with the plane's kubectl on PATH for the pre-receive hook."""
+
+    def __init__(self, learner: Learner):
+        self.bare = learner.bare
+        self.env = {**plane_env(learner.plane), **LEARNER}
+        self.work = learner.root / "rewrite"
+        shutil.rmtree(self.work, ignore_errors=True)
+        git(learner.root, "clone", "-q", str(self.bare), str(self.work), env=self.env)
+
+    def git(self, *args: str) -> str:
+        return git(self.work, *args, env=self.env)
+
+    def commit(self, files: dict[str, str], message: str) -> str:
+        for path, text in files.items():
+            (self.work / path).parent.mkdir(parents=True, exist_ok=True)
+            (self.work / path).write_text(text, encoding="utf-8")
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", message)
+        return self.git("rev-parse", "HEAD")
+
+    def push(self, ref: str = "HEAD", options: tuple[str, ...] = ()) -> None:
+        """Force `ref` onto bare main (`options` for git push, e.g. another receive-pack)."""
+        self.git("push", "-q", "-f", *options, "origin", f"{ref}:refs/heads/main")
+
+    def close(self) -> None:
+        """The scratch clone goes, and the rewritten history's objects leave the bare repo too
+        (nothing else is unreachable there)."""
+        shutil.rmtree(self.work, ignore_errors=True)
+        git(self.bare, "prune", "--expire=now")

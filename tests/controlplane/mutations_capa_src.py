@@ -13,15 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import yaml
 from ansible.module_utils.labgrader.facts import parse_time
 from ansible.module_utils.labgrader.solutions.capa_src import CHART, KUST, WAVES, config_yaml, migrate_yaml
-from labflow import edited, replaced
+from labflow import Rewrite, edited, git, replaced
 
 HELM_APP, KUST_APP, WAVES_APP = "src-helm", "src-kust", "src-waves"
 APPS = (HELM_APP, KUST_APP, WAVES_APP)
@@ -46,8 +43,7 @@ def evidence(learner, name, **changes):
 
 def bare_log(learner):
     """bare main's commits, newest first: [(sha, subject)]."""
-    out = subprocess.run(["git", "--git-dir", str(learner.bare), "log", "--format=%H %s", "main"],
-                         capture_output=True, text=True, check=True).stdout
+    out = git(learner.bare, "log", "--format=%H %s", "main")
     return [tuple(line.split(" ", 1)) for line in out.splitlines()]
 
 
@@ -377,42 +373,6 @@ def mutation_moved_on_while_retrying(plane, learner):
 # ---------------------------------------------------------------- bare main rewritten
 
 
-def git_env(plane):
-    return {**os.environ, "GIT_AUTHOR_NAME": "learner", "GIT_AUTHOR_EMAIL": "learner@lab.invalid",
-            "GIT_COMMITTER_NAME": "learner", "GIT_COMMITTER_EMAIL": "learner@lab.invalid",
-            "PATH": f"{plane.bin_dir}:{os.environ['PATH']}"}
-
-
-class Rewrite:
-    """A scratch clone of bare main for history a learner would have made instead."""
-
-    def __init__(self, plane, learner):
-        self.env = git_env(plane)
-        self.work = Path(learner.root) / "rewrite"
-        shutil.rmtree(self.work, ignore_errors=True)
-        subprocess.run(["git", "clone", "-q", str(learner.bare), str(self.work)], check=True, env=self.env)
-
-    def git(self, *args):
-        return subprocess.run(["git", "-C", str(self.work), *args], capture_output=True, text=True, check=True,
-                              env=self.env).stdout.strip()
-
-    def commit(self, files, message):
-        for path, text in files.items():
-            (self.work / path).parent.mkdir(parents=True, exist_ok=True)
-            (self.work / path).write_text(text, encoding="utf-8")
-        self.git("add", "-A")
-        self.git("commit", "-q", "-m", message)
-        return self.git("rev-parse", "HEAD")
-
-    def push(self, ref="HEAD"):
-        self.git("push", "-q", "-f", "origin", f"{ref}:refs/heads/main")
-
-
-def pruned(learner):
-    """The rewritten history's objects leave the bare repo too (nothing else is unreachable there)."""
-    subprocess.run(["git", "--git-dir", str(learner.bare), "prune", "--expire=now"], check=True)
-
-
 def followed(plane, app, head):
     """Argo CD compared `app` at `head` and finished what auto-sync started for it."""
     plane.hard_refresh(app)
@@ -437,7 +397,7 @@ def rewritten_main(plane, learner, build, broken=None):
     original = bare_log(learner)
     head = original[0][0]
     jobs = job_names(plane)
-    rewrite = Rewrite(plane, learner)
+    rewrite = Rewrite(learner)
     try:
         new_head = build(rewrite, original)
         rewrite.push()
@@ -457,7 +417,7 @@ def rewritten_main(plane, learner, build, broken=None):
         if plane.app(WAVES_APP)["status"]["operationState"]["operation"]["sync"]["revision"] != head:
             synced_to_head(plane, head)
         waves_back_at(plane, head, jobs)
-        pruned(learner)
+        rewrite.close()
 
 
 def committed(files, message, broken=None, delete=()):

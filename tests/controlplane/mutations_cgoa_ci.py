@@ -16,15 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 from ansible.module_utils.labgrader.labs.cgoa_ci import APP, CI_NS, DRYRUN_NS, PROD_NS
 from ansible.module_utils.labgrader.solutions.cgoa_ci import web_yaml
 from cpharness import wait_until
-from labflow import edited, replaced
+from labflow import Rewrite, edited, git, replaced
 from mutations_capa_src import evidence
 
 
@@ -92,53 +90,33 @@ def mutation_token_lives_one_hour(plane, learner):
         kubeconfig.write_text(original, encoding="utf-8")
 
 
-def git_env(plane):
-    """A learner's git: a fixed identity, kubectl on PATH for the pre-receive hook."""
-    return {**os.environ, "GIT_AUTHOR_NAME": "l", "GIT_AUTHOR_EMAIL": "l@x", "GIT_COMMITTER_NAME": "l",
-            "GIT_COMMITTER_EMAIL": "l@x", "PATH": f"{plane.bin_dir}:{os.environ['PATH']}"}
-
-
-def git_out(work, *args, env=None):
-    """git's stdout; a failure raises with git's own output (pushes print the hook's)."""
-    done = subprocess.run(["git", "-C", str(work), *args], capture_output=True, text=True, env=env)
-    assert done.returncode == 0, (args, done.stdout, done.stderr)
-    return done.stdout.strip()
-
-
 # Pushes that reproduce what reached main before the gate existed: receive-pack without hooks.
 NO_HOOKS = ["--receive-pack=git -c core.hooksPath=/dev/null receive-pack"]
 
 
 @contextlib.contextmanager
-def rewritten_main(plane, learner, rewrite, push=()):
-    """Bare main replaced by what `rewrite(work, env)` leaves checked out in a fresh clone (pushed
+def rewritten_main(plane, learner, build, push=()):
+    """Bare main replaced by what `build(rewrite)` leaves checked out in a scratch clone (pushed
     with `push` options); Argo CD follows it. Yields {"old": original head, "new": new head}.
     Restored by force-pushing the original main back and waiting for Argo CD to follow."""
-    work = Path(learner.root) / "rewrite"
-    shutil.rmtree(work, ignore_errors=True)
-    env = git_env(plane)
-    git_out(learner.root, "clone", "-q", str(learner.bare), str(work), env=env)
-    original = git_out(work, "rev-parse", "HEAD")
-    rewrite(work, env)
-    git_out(work, "push", "-q", "-f", *push, "origin", "HEAD:refs/heads/main", env=env)
-    heads = {"old": original, "new": git_out(work, "rev-parse", "HEAD")}
+    rewrite = Rewrite(learner)
+    original = rewrite.git("rev-parse", "HEAD")
+    build(rewrite)
+    rewrite.push(options=push)
+    heads = {"old": original, "new": rewrite.git("rev-parse", "HEAD")}
     try:
         follow(plane, heads["new"])
         yield heads
     finally:
-        git_out(work, "push", "-q", "-f", "origin", f"{original}:refs/heads/main", env=env)
+        rewrite.push(original)
         follow(plane, original)
-        shutil.rmtree(work, ignore_errors=True)
-        # The rewritten commits leave the bare repo too (a refused push leaves nothing there).
-        git_out(learner.bare, "prune", "--expire=now")
+        rewrite.close()
 
 
-def drop_broken_commit(work, env):
+def drop_broken_commit(rewrite):
     """main rebuilt from its root with the bump alone: no broken commit, no revert."""
-    root = git_out(work, "rev-list", "--max-parents=0", "HEAD")
-    git_out(work, "reset", "-q", "--hard", root, env=env)
-    (work / "deploy" / "web.yaml").write_text(web_yaml(image="nginx:1.28-alpine"), encoding="utf-8")
-    git_out(work, "commit", "-q", "-am", "ci: web nginx:1.28-alpine", env=env)
+    rewrite.git("reset", "-q", "--hard", rewrite.git("rev-list", "--max-parents=0", "HEAD"))
+    rewrite.commit({"deploy/web.yaml": web_yaml(image="nginx:1.28-alpine")}, "ci: web nginx:1.28-alpine")
 
 
 def mutation_history_rewritten(plane, learner):
@@ -154,40 +132,37 @@ def follow(plane, revision):
                    and a["status"]["sync"].get("status") == "Synced", f"synced at {revision}", timeout=180)
 
 
-def typo_then_fix(work, env):
+def typo_then_fix(rewrite):
     """A replica: typo committed on main and fixed by the next commit (before the gate existed)."""
-    web = work / "deploy" / "web.yaml"
-    good = web.read_text(encoding="utf-8")
-    web.write_text(good.replace("  replicas: 2\n", "  replica: 2\n"), encoding="utf-8")
-    git_out(work, "commit", "-q", "-am", "web: replica typo", env=env)
-    web.write_text(good, encoding="utf-8")
-    git_out(work, "commit", "-q", "-am", "web: fix the replica typo", env=env)
+    good = (rewrite.work / "deploy" / "web.yaml").read_text(encoding="utf-8")
+    rewrite.commit({"deploy/web.yaml": good.replace("  replicas: 2\n", "  replica: 2\n")}, "web: replica typo")
+    rewrite.commit({"deploy/web.yaml": good}, "web: fix the replica typo")
 
 
-def bump_message_changed(work, env):
-    git_out(work, "commit", "-q", "--amend", "-m", "bump web to 1.28-alpine", env=env)
+def bump_message_changed(rewrite):
+    rewrite.git("commit", "-q", "--amend", "-m", "bump web to 1.28-alpine")
 
 
-def namespace_in_every_commit(work, env):
+def namespace_in_every_commit(rewrite):
     """main rebuilt commit by commit, each deploy/web.yaml naming metadata.namespace ci-web."""
-    commits = git_out(work, "rev-list", "--reverse", "HEAD").split()
-    git_out(work, "checkout", "-q", "--orphan", "rebuilt", env=env)
+    commits = rewrite.git("rev-list", "--reverse", "HEAD").split()
+    rewrite.git("checkout", "-q", "--orphan", "rebuilt")
     for sha in commits:
-        git_out(work, "read-tree", "-u", "--reset", sha, env=env)
-        web = work / "deploy" / "web.yaml"
+        rewrite.git("read-tree", "-u", "--reset", sha)
+        web = rewrite.work / "deploy" / "web.yaml"
         web.write_text(web.read_text(encoding="utf-8").replace("  name: web\n", "  name: web\n  namespace: ci-web\n",
                                                                1), encoding="utf-8")
-        git_out(work, "add", "-A", env=env)
-        git_out(work, "commit", "-q", "-C", sha, env=env)
+        rewrite.git("add", "-A")
+        rewrite.git("commit", "-q", "-C", sha)
 
 
 @contextlib.contextmanager
-def history_with_evidence(plane, learner, rewrite, push=()):
+def history_with_evidence(plane, learner, build, push=()):
     """main rewritten, and the evidence a learner writes at the end names the new commits:
     report.json deployed_revision the new head, broken.json commit the new broken commit."""
-    with rewritten_main(plane, learner, rewrite, push) as heads:
-        broken = next(sha for sha in git_out(learner.bare, "rev-list", "main").split()
-                      if "replicas: two" in git_out(learner.bare, "show", f"{sha}:deploy/web.yaml"))
+    with rewritten_main(plane, learner, build, push) as heads:
+        broken = next(sha for sha in git(learner.bare, "rev-list", "main").split()
+                      if "replicas: two" in git(learner.bare, "show", f"{sha}:deploy/web.yaml"))
         with evidence(learner, "report.json", deployed_revision=heads["new"]), \
                 evidence(learner, "broken.json", commit=broken):
             yield
@@ -259,7 +234,7 @@ def mutation_gate_pre_commit(plane, learner):
 
 def mutation_deployed_revision_before_bump(plane, learner):
     """report.json deployed_revision read before the bump had synced (the revert commit)."""
-    revert = git_out(learner.bare, "rev-parse", "main~1")
+    revert = git(learner.bare, "rev-parse", "main~1")
     return evidence(learner, "report.json", deployed_revision=revert)
 
 
@@ -419,7 +394,7 @@ def sync_now(plane, learner):
     """`argocd app sync ci-web --core`: the last operation is Succeeded at bare main's head again."""
     result = plane.argocd("app", "sync", APP, "--core", "--timeout", "180", timeout=240)
     assert result.returncode == 0, result.stdout + result.stderr
-    plane.wait_synced_healthy(APP, git_out(learner.bare, "rev-parse", "main"), timeout=180)
+    plane.wait_synced_healthy(APP, git(learner.bare, "rev-parse", "main"), timeout=180)
 
 
 def automated_flag(flag, present):
