@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ansible.module_utils.labgrader.collect import Site
 from ansible.module_utils.labgrader.solutions.machine import Machine, SolveError, wait_for
 
 
@@ -83,7 +84,7 @@ class Plane:
     def machine(self) -> Machine:
         """The plane as the reference solutions see a learner VM (admin kubeconfig, its binaries)."""
         return Machine([str(self.bin_dir / "kubectl")], str(self.kubeconfig), [str(self.bin_dir / "argocd")],
-                       str(self.work), str(self.bare_root))
+                       Site(bare_root=str(self.bare_root), workspace_root=str(self.work)))
 
     def list(self, kind: str, namespace: str, selector: str | None = None) -> list[dict[str, Any]]:
         args = ["get", kind, "-n", namespace, "-o", "json"]

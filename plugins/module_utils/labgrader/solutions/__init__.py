@@ -1,5 +1,6 @@
-"""Reference solutions, one per lab (`<lab id>.py`: LAB_ID, STEPS, workspace(machine)), and the
-one way they are run: the grader decides what is left to do.
+"""Reference solutions, one per lab (`<lab id>.py`: LAB_ID, and STEPS, one function per step of
+the Machine and the lab's Workspace), and the one way they are run: the grader decides what is
+left to do.
 
 `solve` grades the VM first; the first step (up to `last_step`) with a check that does not PASS is
 where it starts, and it performs that step and every later one up to `last_step`. A VM whose steps
@@ -15,7 +16,7 @@ from ansible.module_utils.labgrader.collect import Site, collector
 from ansible.module_utils.labgrader.grading import grade
 from ansible.module_utils.labgrader.labs import LABS
 from ansible.module_utils.labgrader.solutions import capa_src, cgoa_ci
-from ansible.module_utils.labgrader.solutions.machine import Machine, SolveError
+from ansible.module_utils.labgrader.solutions.machine import Machine, SolveError, Workspace
 from ansible.module_utils.labgrader.vocabulary import PASS
 
 SOLUTIONS = {solution.LAB_ID: solution for solution in (capa_src, cgoa_ci)}
@@ -39,11 +40,9 @@ def solve(params, check_mode=False):
     until = params["last_step"] or len(solution.STEPS)
     if not 1 <= until <= len(solution.STEPS):
         raise SolveError(f"last_step must be between 1 and {len(solution.STEPS)} for {lab.id}, got {until}")
-    machine = Machine(params["kubectl"], params["kubeconfig"], params["argocd"], params["workspace_root"],
-                      params["bare_root"], params["argocd_namespace"], params["gitd_namespace"],
-                      params["wait_timeout"])
     site = Site(params["argocd_namespace"], params["gitd_namespace"], params["bare_root"], params["workspace_root"],
                 k3s_kubeconfig=params["kubeconfig"])
+    machine = Machine(params["kubectl"], params["kubeconfig"], params["argocd"], site, params["wait_timeout"])
 
     def left():
         return unfinished(grade(lab, collector(lab, site, params["kubeconfig"], timeout=params["api_timeout"]),
@@ -54,7 +53,7 @@ def solve(params, check_mode=False):
     todo = list(range(start, until + 1)) if start else []
     performed = []
     if not check_mode:
-        workspace = solution.workspace(machine)
+        workspace = Workspace(machine, lab)
         for step in todo:
             began = time.monotonic()
             try:

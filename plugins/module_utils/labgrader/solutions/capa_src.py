@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 
 import yaml
-from ansible.module_utils.labgrader.solutions.machine import SolveError, Workspace
+from ansible.module_utils.labgrader.solutions.machine import SolveError
 
 LAB_ID = "capa-src"
 HELM_APP, KUST_APP, WAVES_APP = "src-helm", "src-kust", "src-waves"
@@ -82,7 +82,7 @@ def application(ws, name, path, source_extra=None, sync_options=("CreateNamespac
     if ignore:
         spec["ignoreDifferences"] = ignore
     return {"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
-            "metadata": {"name": name, "namespace": ws.machine.argocd_namespace}, "spec": spec}
+            "metadata": {"name": name, "namespace": ws.machine.site.argocd_namespace}, "spec": spec}
 
 
 def apply_app(ws, filename, manifest):
@@ -102,7 +102,7 @@ def deploy(ws, files, message, app):
     """Commit and push `files` and, when `app` exists, make Argo CD read git now; returns bare
     main's head (the callers wait for what they need at it)."""
     head = ws.commit_push(files, message)
-    if ws.machine.get("applications.argoproj.io", app, ws.machine.argocd_namespace, missing_ok=True):
+    if ws.machine.get("applications.argoproj.io", app, ws.machine.site.argocd_namespace, missing_ok=True):
         ws.machine.hard_refresh(app)
     return head
 
@@ -245,7 +245,3 @@ def step8(m, ws):
 
 
 STEPS = (step1, step2, step3, step4, step5, step6, step7, step8)
-
-
-def workspace(machine):
-    return Workspace(machine, LAB_ID, "src")

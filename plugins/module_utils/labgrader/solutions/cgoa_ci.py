@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import base64
 import os
-import shutil
 
 import yaml
-from ansible.module_utils.labgrader.solutions.machine import SolveError, Workspace
+from ansible.module_utils.labgrader.solutions.machine import SolveError
 
 LAB_ID = "cgoa-ci"
 APP = "ci-web"
@@ -27,7 +26,7 @@ def web_yaml(replicas="2", image="nginx:1.27-alpine", replicas_key="replicas"):
 def app_yaml(ws):
     return yaml.safe_dump({
         "apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
-        "metadata": {"name": APP, "namespace": ws.machine.argocd_namespace},
+        "metadata": {"name": APP, "namespace": ws.machine.site.argocd_namespace},
         "spec": {"project": "default",
                  "source": {"repoURL": ws.repo_url, "targetRevision": "main", "path": "deploy"},
                  "destination": {"server": "https://kubernetes.default.svc", "namespace": "ci-web"},
@@ -226,13 +225,3 @@ def step8(m, ws):
 
 
 STEPS = (step1, step2, step3, step4, step5, step6, step7, step8)
-
-
-def workspace(machine):
-    return Workspace(machine, LAB_ID, "ci")
-
-
-def start_over(ws):
-    """Step 1 on a VM that has this lab's state from an earlier attempt: begin from nothing."""
-    shutil.rmtree(ws.bare, ignore_errors=True)
-    shutil.rmtree(ws.path, ignore_errors=True)

@@ -41,15 +41,11 @@ class Machine:
     kubectl and argocd are argv prefixes (`[k3s, kubectl]` works); `kubeconfig` is the VM's admin
     kubeconfig; `wait_timeout` bounds every single wait on the cluster."""
 
-    def __init__(self, kubectl, kubeconfig, argocd, workspace_root, bare_root, argocd_namespace="argocd",
-                 gitd_namespace="gitsrv", wait_timeout=300.0):
+    def __init__(self, kubectl, kubeconfig, argocd, site, wait_timeout=300.0):
         self.kubectl_argv = list(kubectl)
         self.kubeconfig = kubeconfig
         self.argocd_argv = list(argocd)
-        self.workspace_root = workspace_root
-        self.bare_root = bare_root
-        self.argocd_namespace = argocd_namespace
-        self.gitd_namespace = gitd_namespace
+        self.site = site  # collect.Site: namespaces, repo URLs, workspace and bare-repo paths
         self.wait_timeout = wait_timeout
 
     # ---- commands ----------------------------------------------------------------------------
@@ -93,11 +89,11 @@ class Machine:
         self.kubectl("apply", "-f", path)
 
     def app(self, name):
-        return self.get("applications.argoproj.io", name, self.argocd_namespace)
+        return self.get("applications.argoproj.io", name, self.site.argocd_namespace)
 
     def hard_refresh(self, name):
         """The lab texts' way to make Argo CD read git now instead of at its next poll."""
-        self.kubectl("-n", self.argocd_namespace, "annotate", "applications.argoproj.io", name,
+        self.kubectl("-n", self.site.argocd_namespace, "annotate", "applications.argoproj.io", name,
                      "argocd.argoproj.io/refresh=hard", "--overwrite")
 
     def write_argocd_kubeconfig(self, path):
@@ -108,7 +104,7 @@ class Machine:
             handle.write(flat)
         os.chmod(path, 0o600)
         self.run([*self.kubectl_argv, "config", "--kubeconfig", path, "set-context", "--current",
-                  f"--namespace={self.argocd_namespace}"])
+                  f"--namespace={self.site.argocd_namespace}"])
 
     def terminate_operation(self, app):
         """`argocd app terminate-op <app> --core`, with a throw-away kubeconfig and HOME."""
@@ -148,14 +144,16 @@ class Machine:
 
 
 class Workspace:
-    """The learner's files of one lab: <workspace_root>/<lab id>, its clone and the bare repo."""
+    """The learner's files of one lab, where its grader reads them: the workspace, the clone and
+    the bare repo."""
 
-    def __init__(self, machine, lab_id, repo_name, clone="repo"):
+    def __init__(self, machine, lab):
+        site = machine.site
         self.machine = machine
-        self.path = os.path.join(machine.workspace_root, lab_id)
-        self.clone = os.path.join(self.path, clone)
-        self.bare = os.path.join(machine.bare_root, f"{repo_name}.git")
-        self.repo_url = f"git://gitd.{machine.gitd_namespace}.svc.cluster.local:9418/{repo_name}.git"
+        self.path = site.workspace(lab)
+        self.clone = os.path.join(self.path, lab.reads.clone)
+        self.bare = site.bare_path(lab.reads.repo.name)
+        self.repo_url = site.repo_url(lab.reads.repo.name)
 
     def file(self, name):
         return os.path.join(self.path, name)
@@ -188,7 +186,7 @@ class Workspace:
     def init_repo(self):
         """The bare repo with branch main and the learner's clone of it (kept when they exist)."""
         if not os.path.isdir(self.bare):
-            os.makedirs(self.machine.bare_root, exist_ok=True)
+            os.makedirs(self.machine.site.bare_root, exist_ok=True)
             self.machine.run(["git", "init", "--bare", "-q", "-b", "main", self.bare])
         if not os.path.isdir(os.path.join(self.clone, ".git")):
             os.makedirs(self.path, exist_ok=True)
