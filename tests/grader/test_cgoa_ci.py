@@ -201,7 +201,7 @@ MUTATIONS = {
     "validate.sh refuses a valid Deployment": (
         lambda s: probe(s, "validate", "valid", 1),
         {"cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: "
-         "deployment.apps/{prefix}ok created (server dry run)"}),
+         "deployment.apps/web created (server dry run)"}),
     "validate.sh accepts replicas: two": (
         lambda s: probe(s, "validate", "string-replicas", 0),
         {"cgoa-ci.4.validate-rejects-string-replicas": "validate.sh rejects replicas: two, but exited with code 0: "}),
@@ -215,8 +215,15 @@ MUTATIONS = {
          "exited with code 0: "}),
     "validate.sh created a probe object": (
         lambda s: s.cluster.snapshot.reads["dryrun_deployments"].append(
-            {"metadata": {"name": s.probes["prefix"] + "ok", "namespace": "ci-dryrun"}}),
-        {"cgoa-ci.4.validate-created-nothing": 'validate.sh really created ["{prefix}ok"] in ci-dryrun (not a dry run)'}),
+            {"metadata": {"name": "web", "namespace": "ci-dryrun", "creationTimestamp": s.probes["started"]}}),
+        {"cgoa-ci.4.validate-created-nothing": 'validate.sh really created or changed ["web"] in ci-dryrun while it '
+         'was run (not a dry run)'}),
+    "validate.sh patched an object it was given": (
+        lambda s: s.cluster.snapshot.reads["dryrun_deployments"].append(
+            {"metadata": {"name": "api", "namespace": "ci-dryrun", "creationTimestamp": "2026-01-01T00:00:00Z",
+                          "managedFields": [{"manager": "kubectl", "time": s.probes["started"]}]}}),
+        {"cgoa-ci.4.validate-created-nothing": 'validate.sh really created or changed ["api"] in ci-dryrun while it '
+         'was run (not a dry run)'}),
     "hook not executable": (
         lambda s: setattr(s.files["hooks/pre-receive"], "executable", False),
         {"cgoa-ci.5.hook-file": "{bare}/hooks/pre-receive is not executable (chmod +x)"}),
@@ -282,7 +289,7 @@ def test_each_mistake_fails_exactly_its_checks(state, name):
     shas = commits(state)
     names = {f"sha{i}": sha[:7] for i, sha in enumerate(shas)}
     names.update({f"sha{i}_7": sha[:7] for i, sha in enumerate(shas)})
-    names.update(sha3=shas[3], ws=state.workspace, bare=state.bare_path, prefix=state.probes["prefix"])
+    names.update(sha3=shas[3], ws=state.workspace, bare=state.bare_path)
     mutate(state)
     found = failing(state)
     assert sorted(found) == sorted(expected)

@@ -1,14 +1,15 @@
-"""Active probes of a learner's scripts, run so that they cannot harm the learner or the grader.
+"""Active probes of a learner's programs: runs in the sandbox (sandbox.py) over throw-away
+copies, so that they cannot touch the grader, the learner's real files or repositories, and
+cannot tell a probe from real use.
 
-- Scripts run on throw-away inputs the grader writes into its own temp directory, with stdin
-  closed, `HOME` and the working directory inside that temp directory, a wall-clock timeout,
-  capped output and a process-group kill (limits.run_bounded): a script that hangs, forks a
-  daemon, prints megabytes or reads stdin ends as a finding, not a hang.
-- A push probe never touches the learner's bare repository: it copies it (bounded in size and
-  file count, regular files and links only, no alternates) and pushes to the copy, hooks included.
-- Scripts run as the module's user (root on the VM): they must read the learner's files under
-  /root, which an unprivileged user cannot; what a script does to files outside its temp
-  directory is the learner's own doing on their own VM.
+- A script runs at its real path in a copy of the workspace, on inputs the lab writes into a
+  mktemp-style directory of the sandbox's own /tmp.
+- A push probe pushes one commit from a clone in a mktemp-style directory to a copy of the bare
+  repository at its real path. The copy keeps only the hook under test (`stage_bare_repo`: no
+  other hook runs, its config is reduced to what decides a push), the commit is made beside
+  the sandbox with git's plumbing (nothing checked out: a 3 GiB blob in the history costs
+  nothing), by the author of the learner's own last commit.
+- Our own git commands run on the stage only, with a hardened environment and bounded.
 
 A probe result is plain data (ProbeRun.as_dict) so that a recorded world can replay it.
 """
@@ -17,32 +18,28 @@ from __future__ import annotations
 
 import os
 import shutil
-import stat
 import tempfile
 
 from ansible.module_utils.labgrader.limits import run_bounded, scrub
+from ansible.module_utils.labgrader.sandbox import SandboxUnavailable, TreeRefused
 
 SCRIPT_TIMEOUT = 30.0
 OUTPUT_BYTES = 256 * 1024
 SHOWN_OUTPUT_CHARS = 600
-# kubectl and git are Go/C programs that reserve address space generously; 4 GiB of it still
-# stops a runaway script long before the VM runs out of memory.
-SCRIPT_MEMORY_BYTES = 4 * 1024 * 1024 * 1024
-COPY_MAX_BYTES = 64 * 1024 * 1024
-COPY_MAX_FILES = 20000
+GIT_TIMEOUT = 30.0
+GIT_MEMORY_BYTES = 4 * 1024 * 1024 * 1024
 # Our own git commands ignore system/global config and never prompt.
-GIT_ENV = {
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_TERMINAL_PROMPT": "0",
-    "GIT_AUTHOR_NAME": "Lab Grader Probe",
-    "GIT_AUTHOR_EMAIL": "probe@lab.invalid",
-    "GIT_COMMITTER_NAME": "Lab Grader Probe",
-    "GIT_COMMITTER_EMAIL": "probe@lab.invalid",
-}
+GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_TERMINAL_PROMPT": "0",
+           "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+# What of the learner's bare-repo config decides a push; everything else (core.hooksPath, include
+# paths, fsmonitor and every command-valued key) is left out of the copy.
+CONFIG_KEPT = ("core.repositoryformatversion", "core.bare", "core.ignorecase", "core.precomposeunicode",
+               "core.logallrefupdates")
+CONFIG_KEPT_SECTIONS = ("extensions.", "receive.", "transfer.", "fsck.")
 
 
 class ProbeRun:
-    """One run of a learner's script: exit code, whether it was cut short, the end of its output."""
+    """One run of a learner's program: exit code, whether it was cut short, the end of its output."""
 
     __slots__ = ("output", "returncode", "timed_out", "truncated")
 
@@ -72,7 +69,8 @@ class ProbeRun:
 
 
 class ProbeUnavailable(Exception):
-    """The probe could not be set up (the learner's repo cannot be copied, git is missing)."""
+    """The probe could not be set up because of the learner's state (their repository cannot be
+    copied, main cannot be read): the checks that need it FAIL with this reason."""
 
 
 def tail(text, limit=SHOWN_OUTPUT_CHARS):
@@ -80,99 +78,93 @@ def tail(text, limit=SHOWN_OUTPUT_CHARS):
     return text if len(text) <= limit else "..." + text[-limit:]
 
 
-def probe_env(home, extra=None):
-    """A small, explicit environment: PATH of the module (kubectl, git), HOME in our temp dir."""
-    env = {"PATH": os.environ.get("PATH") or "/usr/local/bin:/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8"}
-    env.update(extra or {})
-    return env
+def run_probe(sandbox, argv, cwd, env, timeout, layer=None):
+    """Run a learner's program once in `sandbox`; never raises for what the program does
+    (SandboxUnavailable, the grader's own failure, goes up)."""
+    return ProbeRun.from_result(sandbox.run(argv, cwd, env, timeout, OUTPUT_BYTES, layer))
 
 
-def run_script(argv, workdir, env, timeout=SCRIPT_TIMEOUT):
-    """Run a learner script once; never raises for what the script does."""
+def git(args, cwd=None, env=None, stdin=None):
+    """Our own git command on the stage (never in the sandbox, never on the learner's files);
+    raises ProbeUnavailable when it fails."""
     try:
-        result = run_bounded(argv, cwd=workdir, env=env, timeout=timeout, max_output=OUTPUT_BYTES,
-                             memory_bytes=SCRIPT_MEMORY_BYTES)
+        result = run_bounded(["git", "-c", "safe.directory=*", "-c", "core.hooksPath=/dev/null", *args], cwd=cwd,
+                             env={**GIT_ENV, "HOME": cwd or "/", **(env or {})}, timeout=GIT_TIMEOUT,
+                             max_output=OUTPUT_BYTES, stdin=stdin if stdin is not None else b"",
+                             memory_bytes=GIT_MEMORY_BYTES)
     except OSError as exc:
-        return ProbeRun(None, output=f"cannot start {os.path.basename(argv[0])}: {exc.strerror or exc}")
-    return ProbeRun.from_result(result)
+        raise SandboxUnavailable(f"git cannot run: {exc.strerror or exc}") from None
+    if not result.ok:
+        detail = tail(result.stderr.decode("utf-8", "replace"), 200) or f"exit code {result.returncode}"
+        raise ProbeUnavailable(f"git {args[0]} failed: {detail}")
+    return result.stdout.decode("utf-8", "replace").strip()
 
 
-def write_tree(root, files):
-    """Write {relative path: text} under root (the grader's own temp files)."""
-    for relpath, text in files.items():
-        path = os.path.join(root, relpath)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(text)
-
-
-def copy_bare_repo(source, target):
-    """Copy a bare repository without following links out of it, bounded in size and count;
-    objects/info/alternates is dropped so that the copy reads only its own objects."""
-    total = count = 0
-    for dirpath, dirnames, filenames in os.walk(source):
-        relative = os.path.relpath(dirpath, source)
-        os.makedirs(os.path.join(target, relative), exist_ok=True)
-        for name in dirnames + filenames:
-            path = os.path.join(dirpath, name)
-            dest = os.path.join(target, relative, name)
-            info = os.lstat(path)
-            count += 1
-            if count > COPY_MAX_FILES:
-                raise ProbeUnavailable(f"the repository has more than {COPY_MAX_FILES} files")
-            if stat.S_ISLNK(info.st_mode):
-                os.symlink(os.readlink(path), dest)
-                if name in dirnames:
-                    dirnames.remove(name)
-            elif stat.S_ISREG(info.st_mode):
-                total += info.st_size
-                if total > COPY_MAX_BYTES:
-                    raise ProbeUnavailable(f"the repository is larger than {COPY_MAX_BYTES // (1024 * 1024)} MiB")
-                shutil.copy2(path, dest, follow_symlinks=False)
-            # FIFOs, sockets and devices are not copied: nothing of git's is one
-    for name in ("alternates", "http-alternates"):
-        path = os.path.join(target, "objects", "info", name)
+def stage_bare_repo(sandbox, bare_path, hook):
+    """A copy of the bare repository at its real path in `sandbox` that runs only `hook` (its
+    file resolved if it is a link, kept if it is a compiled program: git runs either) and whose
+    config holds only what decides a push. Raises ProbeUnavailable when it cannot be copied."""
+    try:
+        sandbox.stage_tree(bare_path, skip=lambda rel, data: rel.startswith("hooks/") and rel != f"hooks/{hook}")
+    except TreeRefused as refused:
+        raise ProbeUnavailable(f"the repository {refused}") from None
+    copy = sandbox.staged(bare_path)
+    for name in ("alternates", "http-alternates"):  # the copy reads only its own objects
+        path = os.path.join(copy, "objects", "info", name)
         if os.path.lexists(path):
             os.remove(path)
+    config = os.path.join(copy, "config")
+    kept = []
+    if os.path.isfile(config):
+        listed = git(["config", "--file", config, "--list", "-z"], cwd=copy)
+        for entry in filter(None, listed.split("\0")):
+            key, _, value = entry.partition("\n")
+            if key in CONFIG_KEPT or key.startswith(CONFIG_KEPT_SECTIONS):
+                kept.append((key, value))
+        os.remove(config)
+    with open(config, "w", encoding="utf-8"):
+        pass
+    for key, value in kept or [("core.repositoryformatversion", "0"), ("core.bare", "true")]:
+        git(["config", "--file", config, "--add", key, value], cwd=copy)
+    return copy
 
 
-def git(args, cwd, home, timeout=SCRIPT_TIMEOUT, extra_env=None):
-    """Our own git command (not the learner's): hardened env, bounded."""
-    env = probe_env(home, {**GIT_ENV, "GIT_CONFIG_GLOBAL": os.devnull, **(extra_env or {})})
+def last_author(repo, ref="refs/heads/main"):
+    """{GIT_AUTHOR_NAME, ..., GIT_COMMITTER_EMAIL} of the newest commit at `ref` of `repo`: the
+    probe's commits are the learner's own as far as anyone can see."""
+    fields = git(["--git-dir", repo, "log", "-1", "--format=%an%x00%ae%x00%cn%x00%ce", ref], cwd=repo).split("\0")
+    names = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL")
+    return dict(zip(names, (fields + [""] * 4)[:4], strict=True))
+
+
+def work_clone(sandbox, bare_path, real_path):
+    """A clone of the staged bare copy at `real_path` in the stage (nothing checked out), its
+    origin the bare repository's real path, as a CI job's clone would be. Returns its stage path."""
+    staged = sandbox.make_dirs(real_path)
+    templates = tempfile.mkdtemp()  # no sample hooks, no template of the machine's
     try:
-        result = run_bounded(["git", *args], cwd=cwd, env=env, timeout=timeout, max_output=OUTPUT_BYTES,
-                             memory_bytes=SCRIPT_MEMORY_BYTES)
-    except OSError as exc:
-        raise ProbeUnavailable(f"git cannot run: {exc.strerror or exc}") from None
-    return result
+        git(["clone", "--quiet", "--no-checkout", "--no-hardlinks", f"--template={templates}",
+             sandbox.staged(bare_path), staged], cwd=os.path.dirname(staged))
+    finally:
+        shutil.rmtree(templates, ignore_errors=True)
+    git(["remote", "set-url", "origin", bare_path], cwd=staged)
+    return staged
 
 
-def push_probe(bare_path, branch, files, delete=False, probe_env_extra=None, timeout=SCRIPT_TIMEOUT):
-    """Push one commit (the base branch main with `files` changed) to `branch` of a throw-away
-    copy of `bare_path` (or delete `branch` when `delete`), so that the copy's hooks judge it.
-    Returns a ProbeRun of the push; the learner's repository is only read."""
-    with tempfile.TemporaryDirectory(prefix="lab-probe-") as tmp:
-        copy = os.path.join(tmp, "copy.git")
-        work = os.path.join(tmp, "work")
-        try:
-            copy_bare_repo(bare_path, copy)
-        except OSError as exc:
-            raise ProbeUnavailable(f"the repository cannot be copied: {exc.strerror or exc}") from None
-        cloned = git(["clone", "--quiet", "--no-hardlinks", "--branch", "main", copy, work], tmp, tmp)
-        if not cloned.ok:
-            raise ProbeUnavailable("main cannot be cloned: " + tail(cloned.stderr.decode("utf-8", "replace"), 200))
-        if delete:
-            # git itself refuses to delete the branch HEAD names (receive.denyDeleteCurrent);
-            # the copy lets it through so that only the learner's hook decides.
-            git(["--git-dir", copy, "config", "receive.denyDeleteCurrent", "ignore"], tmp, tmp)
-            refspec = f":refs/heads/{branch}"
-        else:
-            write_tree(work, files)
-            added = git(["add", "--all"], work, tmp)
-            committed = git(["commit", "--quiet", "--no-verify", "-m", "lab grader probe"], work, tmp)
-            if not (added.ok and committed.ok):
-                raise ProbeUnavailable("the probe commit cannot be made")
-            refspec = f"HEAD:refs/heads/{branch}"
-        # The learner's hook runs here, in the copy, with our environment (KUBECONFIG bogus).
-        pushed = git(["push", "--porcelain", "origin", refspec], work, tmp, timeout, probe_env_extra)
-        return ProbeRun.from_result(pushed)
+def commit_files(clone, branch, base, files, message, author):
+    """Commit `files` ({path: text}) on top of `base` as local `branch` of `clone`, with git's
+    plumbing only (a private index; nothing is checked out). Returns the commit id."""
+    index = os.path.join(clone, ".git", "probe-index")
+    env = {"GIT_INDEX_FILE": index, **author}
+    try:
+        git(["read-tree", base], cwd=clone, env=env)
+        for path, text in files.items():
+            blob = git(["hash-object", "-w", "--stdin"], cwd=clone, stdin=text.encode("utf-8"))
+            git(["update-index", "--add", "--cacheinfo", f"100644,{blob},{path}"], cwd=clone, env=env)
+        tree = git(["write-tree"], cwd=clone, env=env)
+        commit = git(["commit-tree", tree, "-p", base, "-m", message], cwd=clone, env=env)
+    finally:
+        if os.path.exists(index):
+            os.remove(index)
+    git(["update-ref", f"refs/heads/{branch}", commit], cwd=clone)
+    return commit

@@ -8,11 +8,13 @@ what later steps legitimately changed (step 7 bumps the image to nginx:1.28-alpi
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import os
 import re
 import secrets
-import tempfile
+import sys
+import time
 
 from ansible.module_utils.labgrader.checks.argocd import (
     application_file,
@@ -44,15 +46,20 @@ from ansible.module_utils.labgrader.checks.probes import (
     SCRIPT_TIMEOUT,
     ProbeRun,
     ProbeUnavailable,
-    probe_env,
-    push_probe,
-    run_script,
+    commit_files,
+    git,
+    last_author,
+    run_probe,
+    stage_bare_repo,
+    work_clone,
 )
 from ansible.module_utils.labgrader.collect import Reads, Repo, load_kubeconfig_data
 from ansible.module_utils.labgrader.facts import containers, dig, is_integer, typed_field
 from ansible.module_utils.labgrader.grading import Lab, Owned
 from ansible.module_utils.labgrader.kubestate import ClusterError
+from ansible.module_utils.labgrader.limits import Refused, load_yaml, read_regular
 from ansible.module_utils.labgrader.result import errored, failed, passed, pending
+from ansible.module_utils.labgrader.sandbox import Sandbox, SandboxUnavailable, TreeRefused, login_env, mktemp_name
 
 REPO_NAME = "ci"
 APP = "ci-web"
@@ -63,7 +70,6 @@ BASE_IMAGE, BUMP_IMAGE = "nginx:1.27-alpine", "nginx:1.28-alpine"
 BUMP_MESSAGE = "ci: web nginx:1.28-alpine"
 WEB_YAML = "deploy/web.yaml"
 TOKEN_LIFETIME, TOKEN_SKEW = 8 * 3600, 120
-PROBE_PREFIX = "lab-probe-"
 
 STEP_TITLES = {
     1: {"en": "Baseline deployed from git", "ja": "Git からデプロイするベースライン", "ko": "Git에서 배포하는 기준 상태"},
@@ -130,72 +136,188 @@ def reviews(site, files):
     return questions
 
 
-# ---------------------------------------------------------------- probes (run once, on temp copies)
+# ---------------------------------------------------------------- probes (run once, in the sandbox)
+# What a learner's CI would see: manifests of the lab's own Deployment in a deploy/ folder that
+# a hook extracted into a mktemp directory, commits by the learner's own identity, ordinary
+# branch names. Nothing names the grader (docs/sandbox.md).
 
 
 def manifest(name, replicas_key="replicas", replicas=1):
-    return (f"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\n  labels:\n    app: lab-probe\n"
-            f"spec:\n  {replicas_key}: {replicas}\n  selector:\n    matchLabels:\n      app: lab-probe\n"
-            f"  template:\n    metadata:\n      labels:\n        app: lab-probe\n    spec:\n      containers:\n"
-            f"        - name: web\n          image: {BASE_IMAGE}\n")
+    return (f"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\n  labels:\n    app: {name}\n"
+            f"spec:\n  {replicas_key}: {replicas}\n  selector:\n    matchLabels:\n      app: {name}\n"
+            f"  template:\n    metadata:\n      labels:\n        app: {name}\n    spec:\n      containers:\n"
+            f"        - name: {name}\n          image: {BASE_IMAGE}\n")
 
 
-def validate_cases(prefix):
+# The Deployments the probes' manifests name: validate-created-nothing looks for them.
+PROBE_OBJECTS = ("web", "api")
+
+
+def validate_cases():
     """{case: {file: manifest}}: what validate.sh must accept (valid) and reject (the rest)."""
     return {
-        "valid": {"web.yaml": manifest(f"{prefix}ok")},
-        "string-replicas": {"web.yaml": manifest(f"{prefix}two", replicas="two")},
-        "unknown-field": {"web.yaml": manifest(f"{prefix}typo", replicas_key="replica")},
+        "valid": {"web.yaml": manifest("web")},
+        "string-replicas": {"web.yaml": manifest("web", replicas="two")},
+        "unknown-field": {"web.yaml": manifest("web", replicas_key="replica")},
         # The bad manifest first: a loop that keeps only the last file's status lets it through.
-        "mixed": {"a-bad.yaml": manifest(f"{prefix}bad", replicas="two"), "b-good.yaml": manifest(f"{prefix}good")},
+        "mixed": {"api.yaml": manifest("api", replicas="two"), "web.yaml": manifest("web")},
     }
 
 
-def hook_cases(prefix):
-    """(case, branch, files, delete): pushes the gate must reject or let through."""
-    typo = {WEB_YAML: manifest(f"{prefix}gate", replicas_key="replica")}
+FEATURE_BRANCHES = ("feature/web-replicas", "wip/scale-web", "fix/web-rollout", "test/replicas-field",
+                    "dev/web-tuning")
+
+
+def hook_cases(branch):
+    """(case, local branch, {file: text} committed on main or None, push arguments): pushes the
+    gate must reject or let through."""
+    typo = {WEB_YAML: manifest("web", replicas_key="replica")}
     return (
-        ("typo-main", "main", typo, False),
-        ("valid-main", "main", {WEB_YAML: manifest(f"{prefix}gate", replicas=3)}, False),
-        ("delete-main", "main", {}, True),
-        ("typo-branch", f"{prefix}branch", typo, False),
+        ("typo-main", "main", typo, ["origin", "main"]),
+        ("valid-main", "scale-web", {WEB_YAML: manifest("web", replicas=3)}, ["origin", "scale-web:main"]),
+        ("delete-main", None, None, ["origin", "--delete", "main"]),
+        ("typo-branch", branch, typo, ["origin", branch]),
     )
 
 
 def run_probes(context):
-    """The grader-environment read (the VM's admin kubeconfig: server and CA) and the active
-    probes of validate.sh and the pre-receive hook. Every result is plain data."""
-    prefix = f"{PROBE_PREFIX}{secrets.token_hex(3)}-"
-    results = {"k3s": admin_cluster(context.site.k3s_kubeconfig), "prefix": prefix}
-    script = context.files["validate.sh"]
-    with tempfile.TemporaryDirectory(prefix="lab-probe-") as tmp:
-        # A KUBECONFIG that does not exist: validate.sh must name its kubeconfig itself.
-        env = probe_env(tmp, {"KUBECONFIG": os.path.join(tmp, "no-such-kubeconfig")})
-        if script.ok and script.executable:
-            runs = {}
-            for case, files in validate_cases(prefix).items():
-                folder = os.path.join(tmp, case)
-                os.makedirs(folder)
-                for name, text in files.items():
-                    with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
-                        handle.write(text)
-                runs[case] = run_script([script.path, folder], tmp, env, probe_timeout(context)).as_dict()
-            results["validate"] = runs
-        else:
-            results["validate"] = {"not_run": "validate.sh is missing or not executable"}
-        hook = context.files["hooks/pre-receive"]
-        if not (hook.ok and hook.executable):
-            results["hook"] = {"not_run": "hooks/pre-receive is missing or not executable"}
-            return results
-        runs = {}
-        try:
-            for case, branch, files, delete in hook_cases(prefix):
-                runs[case] = push_probe(context.bare_path, branch, files, delete, {"KUBECONFIG": env["KUBECONFIG"]},
-                                        probe_timeout(context)).as_dict()
-        except ProbeUnavailable as exc:
-            runs = {"not_run": str(exc)}
-        results["hook"] = runs
+    """The grader-environment read (the VM's admin kubeconfig: server and CA) and the runs of
+    validate.sh and the pre-receive hook, each in a fresh sandbox. Every result is plain data;
+    "error" is the grader's: it cannot build a sandbox here."""
+    results = {"k3s": admin_cluster(context.site.k3s_kubeconfig),
+               "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    script, hook = context.files["validate.sh"], context.files["hooks/pre-receive"]
+    if not (script.ok and script.executable):
+        results["validate"] = {"not_run": "validate.sh is missing or not executable"}
+    if not (hook.ok and hook.executable):
+        results["hook"] = {"not_run": "hooks/pre-receive is missing or not executable"}
+    if "validate" in results and "hook" in results:
+        return results
+    try:
+        with Sandbox(hidden=(context.kubeconfig, context.site.k3s_kubeconfig)) as sandbox:
+            not_run = stage_learner(sandbox, context)
+            pushes = None
+            if "hook" not in results and not not_run:
+                # Staged before any run: the stage is the sandbox's once a run has started.
+                pushes, not_run_hook = stage_pushes(sandbox, context)
+                if not_run_hook:
+                    results["hook"] = not_run_hook
+            if "validate" not in results:
+                results["validate"] = not_run or validate_runs(sandbox, context, script.path)
+            if "hook" not in results:
+                results["hook"] = not_run or hook_runs(sandbox, context, *pushes)
+    except SandboxUnavailable as exc:
+        results["error"] = str(exc)
     return results
+
+
+def stage_learner(sandbox, context):
+    """Copies of the workspace (without the VM's admin kubeconfig or any file holding the
+    grader's or the admin's credentials) and of the bare repository, at their real paths, plus
+    the files the CI kubeconfig names. None, or {"not_run": why} when the learner's trees cannot
+    be copied."""
+    withheld = credentials(context.kubeconfig) + credentials(context.site.k3s_kubeconfig)
+
+    def skip(relpath, data):
+        return relpath == "kubeconfig" or any(secret in data for secret in withheld)
+
+    try:
+        sandbox.stage_tree(context.workspace, skip=skip)
+        for path in referenced_files(os.path.join(context.workspace, "ci-kubeconfig")):
+            sandbox.stage_tree(path, skip=lambda _, data: any(secret in data for secret in withheld))
+        stage_bare_repo(sandbox, context.bare_path, HOOK)
+    except (TreeRefused, ProbeUnavailable) as exc:
+        return {"not_run": f"the workspace {exc}" if isinstance(exc, TreeRefused) else str(exc)}
+    return None
+
+
+def validate_runs(sandbox, context, script):
+    runs = {}
+    for case, files in validate_cases().items():
+        folder = f"/tmp/{mktemp_name()}/deploy"
+        for name, text in files.items():
+            sandbox.write_file(f"{folder}/{name}", text, layer=case)
+        runs[case] = run_probe(sandbox, [script, folder], context.workspace, probe_env(context),
+                               probe_timeout(context), layer=case).as_dict()
+    return runs
+
+
+def stage_pushes(sandbox, context):
+    """((clone path, cases), None): one CI-style clone (in /tmp) of the bare repo's copy with a
+    local branch per push; or (None, {"not_run": why}) when main cannot be read."""
+    try:
+        clone_path = f"/tmp/{mktemp_name()}"
+        clone = work_clone(sandbox, context.bare_path, clone_path)
+        base = git(["rev-parse", "refs/remotes/origin/main"], cwd=clone)
+        author = last_author(sandbox.staged(context.bare_path))
+        cases = hook_cases(secrets.choice(FEATURE_BRANCHES))
+        for _, branch, files, _ in cases:
+            if files is not None:
+                commit_files(clone, branch, base, files, "web: update deploy/web.yaml", author)
+        # git itself refuses to delete the branch HEAD names (receive.denyDeleteCurrent); the copy
+        # lets it through so that only the learner's hook decides.
+        git(["config", "--file", os.path.join(sandbox.staged(context.bare_path), "config"),
+             "receive.denyDeleteCurrent", "ignore"], cwd=clone)
+    except ProbeUnavailable as exc:
+        return None, {"not_run": str(exc)}
+    return (clone_path, cases), None
+
+
+def hook_runs(sandbox, context, clone_path, cases):
+    """Each push from the clone to the copy of the bare repo, in a fresh sandbox."""
+    return {case: run_probe(sandbox, ["git", "push", *args], clone_path, probe_env(context),
+                            probe_timeout(context)).as_dict()
+            for case, _, _, args in cases}
+
+
+def probe_env(context):
+    """A root login's environment on the VM; PATH as the grader's (kubectl, git), minus its venv."""
+    path = ":".join(d for d in (os.environ.get("PATH") or "").split(":")
+                    if d and not d.startswith(sys.prefix.rstrip("/") + "/"))
+    return login_env(context.site.workspace_root, path or None)
+
+
+def credentials(path):
+    """The secrets (tokens, client keys, passwords; 16 characters or more) of every user of the
+    kubeconfig at `path`, as bytes in every form a file could hold them; [] when unreadable."""
+    try:
+        config = load_kubeconfig_data(path)
+    except ClusterError:
+        return []
+    found = []
+    for entry in config.get("users") or []:
+        user = entry.get("user") if isinstance(entry, dict) else None
+        for key in ("token", "client-key-data", "password"):
+            value = user.get(key) if isinstance(user, dict) else None
+            if isinstance(value, str) and len(value.strip()) >= 16:
+                found.append(value.strip().encode())
+                if key == "client-key-data":
+                    with contextlib.suppress(ValueError):
+                        found += [line for line in base64.b64decode(value).splitlines()
+                                  if len(line) >= 16 and not line.startswith(b"-----")]
+    return found
+
+
+def referenced_files(kubeconfig):
+    """The files a kubeconfig names (CA, client certificate and key, token file), resolved as
+    kubectl resolves them (relative to the kubeconfig's directory), that exist."""
+    try:
+        docs = load_yaml(read_regular(kubeconfig).decode("utf-8", "replace"))
+    except Refused:
+        return []
+    config = docs[0] if docs and isinstance(docs[0], dict) else {}
+    paths = []
+    for section, keys in (("clusters", ("certificate-authority",)),
+                          ("users", ("client-certificate", "client-key", "tokenFile", "token-file"))):
+        for entry in config.get(section) or []:
+            inner = entry.get(section[:-1]) if isinstance(entry, dict) else None
+            for key in keys:
+                value = inner.get(key) if isinstance(inner, dict) else None
+                if isinstance(value, str) and value:
+                    path = os.path.join(os.path.dirname(kubeconfig), value)
+                    if os.path.isfile(path):
+                        paths.append(os.path.abspath(path))
+    return paths
 
 
 def probe_timeout(context):
@@ -391,10 +513,15 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                            "{namespace} にプローブのオブジェクトはありません。validate.sh は何も作成していません",
                            "{namespace} 네임스페이스에 프로브 오브젝트가 없습니다. validate.sh는 아무것도 만들지 "
                            "않았습니다"),
-    "probe_objects_created": ("validate.sh really created {found} in {namespace} (not a dry run)",
-                              "validate.sh が {namespace} に {found} を実際に作成しました(dry-run ではありません)",
-                              "validate.sh가 {namespace} 네임스페이스에 {found} 리소스를 실제로 만들었습니다 "
-                              "(dry-run이 아닙니다)"),
+    "probe_objects_created": ("validate.sh really created or changed {found} in {namespace} while it was run "
+                              "(not a dry run)",
+                              "validate.sh は実行中に {namespace} の {found} を実際に作成または変更しました"
+                              "(dry-run ではありません)",
+                              "validate.sh가 실행 중에 {namespace} 네임스페이스의 {found} 리소스를 실제로 만들거나 "
+                              "바꿨습니다(dry-run이 아닙니다)"),
+    "sandbox_unavailable": ("the grader cannot run learner programs on this VM: {detail}",
+                            "この VM では採点側が受講者のプログラムを実行できません: {detail}",
+                            "이 VM에서는 채점기가 수강생의 프로그램을 실행할 수 없습니다: {detail}"),
     "transcript_ok": ("blocked.txt holds git's rejection of main by the pre-receive hook",
                       "blocked.txt には、pre-receive フックが main を拒否した git の出力があります",
                       "blocked.txt에 pre-receive 훅이 main을 거부한 git 출력이 있습니다"),
@@ -1056,14 +1183,25 @@ def validate_server_dry_run(state):
                        "ci_validate", forbidden=r"--dry-run[= ]client\b")
 
 
+def probe_runs(state, probe, expected, script):
+    """(the runs of `probe`, None), or (None, the verdict that stands for every run of it): ERROR
+    when the grader could not build a sandbox, FAIL when the learner's program was not run."""
+    if "error" in state.probes:
+        return None, errored("sandbox_unavailable", detail=state.probes["error"])
+    runs = state.probes[probe]
+    if "not_run" in runs:
+        return None, failed("probe_not_run", expected=expected, found=None, script=script, reason=runs["not_run"])
+    return runs, None
+
+
 def probe_verdict(state, probe, case, should_succeed, what_key, script, blocked_by=None):
     """The outcome of one probe run: a script that hangs or floods its output fails whatever it
     was asked, and so does one that could not start. `what_key` names the phrase (in MESSAGES)
     saying what the run checks."""
     what = MESSAGES[what_key][0]
-    runs = state.probes[probe]
-    if "not_run" in runs:
-        return failed("probe_not_run", expected=what, found=None, script=script, reason=runs["not_run"])
+    runs, verdict = probe_runs(state, probe, what, script)
+    if verdict:
+        return verdict
     run = ProbeRun.from_dict(runs[case])
     if run.timed_out or run.truncated:
         return failed("probe_cut_short", expected=what, found=None, script=script, what_key=what_key,
@@ -1102,14 +1240,22 @@ def validate_rejects_mixed(state):
                          VALIDATE)
 
 
+def written_since(obj, started):
+    """Whether the API server created or changed `obj` at or after `started` (RFC 3339, UTC,
+    as the API server writes creationTimestamp and managedFields times: they sort as text)."""
+    times = [dig(obj, "metadata", "creationTimestamp")]
+    times += [entry.get("time") for entry in dig(obj, "metadata", "managedFields") or [] if isinstance(entry, dict)]
+    return any(isinstance(value, str) and value >= started for value in times)
+
+
 @lab.check(4, "validate-created-nothing", hint="ci_validate")
 def validate_created_nothing(state):
-    runs = state.probes["validate"]
-    if "not_run" in runs:
-        return failed("probe_not_run", expected=[], found=None, script=VALIDATE, reason=runs["not_run"])
-    prefix = state.probes["prefix"]
-    created = sorted(dig(d, "metadata", "name") for d in state.cluster.items("dryrun_deployments")
-                     if str(dig(d, "metadata", "name")).startswith(prefix))
+    _, verdict = probe_runs(state, "validate", [], VALIDATE)
+    if verdict:
+        return verdict
+    started = state.probes["started"]
+    created = sorted({dig(d, "metadata", "name") for d in state.cluster.items("dryrun_deployments")
+                      if dig(d, "metadata", "name") in PROBE_OBJECTS and written_since(d, started)})
     if created:
         return failed("probe_objects_created", expected=[], found=created, namespace=DRYRUN_NS)
     return passed("probe_objects_none", expected=[], found=[], namespace=DRYRUN_NS)
@@ -1129,6 +1275,8 @@ def hook_file(state):
 def validate_accepts_typo(state):
     """'blocked by step 4' when validate.sh itself lets replica: through (then a gate built on
     it cannot refuse it), else None."""
+    if "error" in state.probes:
+        return None  # the hook's own check is the grader's ERROR
     runs = state.probes["validate"]
     if "not_run" in runs or ProbeRun.from_dict(runs["unknown-field"]).returncode == 0:
         return blocked(4, "validate_accepts_typo")
@@ -1144,6 +1292,8 @@ def hook_rejects_typo(state):
 def validate_blocks(state):
     """'blocked by step 4' when validate.sh itself refuses a valid Deployment (then no gate can
     accept one), else None."""
+    if "error" in state.probes:
+        return None
     runs = state.probes["validate"]
     if "not_run" in runs or not ProbeRun.from_dict(runs["valid"]).succeeded:
         return blocked(4, "validate_refuses_valid")
