@@ -27,7 +27,7 @@ import mutations_cgoa_ci
 import pytest
 from ansible.module_utils.labgrader.collect import Site, collector
 from ansible.module_utils.labgrader.grading import grade
-from ansible.module_utils.labgrader.labs import LABS
+from ansible.module_utils.labgrader.labs import LABS, cgoa_ci
 from labflow import REPO_ROOT, Learner, grade_learner, plane_path, reset, solve, state_digest, verdicts
 
 from labworld.__main__ import main as labworld_main
@@ -61,8 +61,9 @@ def solved(plane, request, tmp_path_factory):
     return Solved(learner, verdicts(checks, learner), solve_seconds)
 
 
-# What differs between two runs of cgoa-ci's probes: their random object prefix and temp directories.
-PROBE_RUN = re.compile(r"lab-probe-[0-9a-f]{6}-|/tmp/(lab-probe-|tmp\.)[\w.]+")
+# What differs between two runs of cgoa-ci's probes: their mktemp directories and the feature
+# branch each run picks.
+PROBE_RUN = re.compile(r"/tmp/tmp\.\w+|" + "|".join(map(re.escape, cgoa_ci.FEATURE_BRANCHES)))
 
 
 def pytest_generate_tests(metafunc):

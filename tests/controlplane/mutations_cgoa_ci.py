@@ -19,7 +19,7 @@ import json
 import shutil
 from pathlib import Path
 
-from ansible.module_utils.labgrader.labs.cgoa_ci import APP, CI_NS, DRYRUN_NS, PROD_NS
+from ansible.module_utils.labgrader.labs.cgoa_ci import APP, CI_NS, DRYRUN_NS, PROBE_OBJECTS, PROD_NS
 from ansible.module_utils.labgrader.solutions.cgoa_ci import web_yaml
 from cpharness import wait_until
 from labflow import Rewrite, edited, git, replaced
@@ -380,7 +380,8 @@ def mutation_validate_without_dry_run(plane, learner):
         try:
             yield
         finally:
-            plane.kubectl("-n", DRYRUN_NS, "delete", "deployments", "-l", "app=lab-probe", "--wait=false")
+            plane.kubectl("-n", DRYRUN_NS, "delete", "deployments", *PROBE_OBJECTS, "--ignore-not-found",
+                          "--wait=false")
 
 
 # ---------------------------------------------------------------- the live Application
@@ -620,7 +621,8 @@ MUTATIONS = {
             "blocked by step 4: validate.sh does not accept a valid Deployment, so no gate built on it can"}),
     "validate.sh without --dry-run": (mutation_validate_without_dry_run, {
         "cgoa-ci.4.validate-server-dry-run": "<root>/root/cgoa-ci/validate.sh must use --dry-run=server (not client)",
-        "cgoa-ci.4.validate-created-nothing": 'validate.sh really created ["lab-probe-'}),
+        "cgoa-ci.4.validate-created-nothing":
+            'validate.sh really created or changed ["web"] in ci-dryrun while it was run (not a dry run)'}),
     "pre-receive not executable": (mutation_hook_not_executable, {
         "cgoa-ci.5.hook-file": "<bare>/ci.git/hooks/pre-receive is not executable (chmod +x)",
         **{check: "pre-receive was not run: hooks/pre-receive is missing or not executable" for check in (

@@ -55,6 +55,7 @@ SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ALWAYS_HIDDEN = ("/etc/rancher",)  # k3s: its admin kubeconfig and config.yaml (the join token)
 DEVICES = ("null", "zero", "full", "random", "urandom")
 PLAIN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+TOOL_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"  # where util-linux is, whatever PATH the module got
 # Runs as the namespaces' root before the learner's program: builds the root file system from
 # its arguments, then drops every capability and runs the program under a plain sh (PID 1 of
 # the namespace: signals from inside cannot stop it, and when it exits everything else dies).
@@ -63,6 +64,9 @@ PLAIN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 SETUP = r"""set -eu
 stage=$1 layer=$2 root=$3 ready=$4 size=$5 cwd=$6
 shift 6
+program_path=$PATH
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+setpriv=$(command -v setpriv)
 mount -t tmpfs -o "size=$size,mode=0755" tmpfs "$root"
 cp -a "$stage/." "$root/"
 if [ "$layer" != - ]; then cp -a "$layer/." "$root/"; fi
@@ -94,7 +98,8 @@ umount -l /.old
 rmdir /.old
 cd "$cwd"
 unset OLDPWD
-exec setpriv --bounding-set=-all --inh-caps=-all --no-new-privs -- /bin/sh -c '"$@"; exit $?' sh "$@"
+PATH=$program_path
+exec "$setpriv" --bounding-set=-all --inh-caps=-all --no-new-privs -- /bin/sh -c '"$@"; exit $?' sh "$@"
 """
 # Joins the run's cgroups (as the host's root, before any namespace), then becomes nsenter.
 JOIN_CGROUPS = 'for procs in $CGROUP_PROCS; do echo $$ > "$procs"; done; unset CGROUP_PROCS; exec "$@"'
@@ -246,7 +251,7 @@ class Sandbox:
         if os.geteuid() != 0:
             raise SandboxUnavailable("the grader does not run as root")
         for tool in ("unshare", "nsenter", "setpriv", "mount", "pivot_root"):
-            if shutil.which(tool) is None:
+            if shutil.which(tool, path=TOOL_PATH) is None:
                 raise SandboxUnavailable(f"{tool} (util-linux) is not installed")
         self.disk_bytes = disk_bytes
         self.memory_bytes = memory_bytes
@@ -398,8 +403,9 @@ class Sandbox:
             holder = user_namespace()
             layer_dir = os.path.join(self.layers, layer) if layer else "-"
             launcher = ["/bin/sh", "-c", JOIN_CGROUPS, "join",
-                        "nsenter", f"--target={holder.pid}", "--user", "--",
-                        "unshare", "--mount", "--pid", "--cgroup", "--fork", "--kill-child", "--propagation", "private",
+                        shutil.which("nsenter", path=TOOL_PATH), f"--target={holder.pid}", "--user", "--",
+                        shutil.which("unshare", path=TOOL_PATH), "--mount", "--pid", "--cgroup", "--fork",
+                        "--kill-child", "--propagation", "private",
                         "--", "/bin/sh", "-c", SETUP, "setup", self.stage, layer_dir, self.mountpoint, self.ready,
                         str(self.disk_bytes), cwd, *self.mount_words((env.get("PATH") or PLAIN_PATH).split(":")),
                         "--", *argv]
@@ -420,7 +426,8 @@ class Sandbox:
 def user_namespace():
     """A process holding a new user namespace whose root is SANDBOX_UID outside, mapped by the
     grader (root) itself: util-linux's --map-users needs newuidmap, which the VMs lack."""
-    holder = subprocess.Popen(["unshare", "--user", "--", "sleep", "3600"], stdin=subprocess.DEVNULL,
+    holder = subprocess.Popen([shutil.which("unshare", path=TOOL_PATH), "--user", "--", "sleep", "3600"],
+                              stdin=subprocess.DEVNULL,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True)
     own = os.readlink("/proc/self/ns/user")
     deadline = time.monotonic() + 5
