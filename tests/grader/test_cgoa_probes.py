@@ -5,6 +5,7 @@ within the module's deadline, leaves no process behind, and the bare repo is nev
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import time
 
@@ -69,3 +70,28 @@ def no_process_left(pattern, seconds=10.0):
         if time.monotonic() > deadline:
             raise AssertionError(f"left behind: {left}")
         time.sleep(0.2)
+
+
+@pytest.mark.parametrize("kind", ["a link to a gate outside the repository", "a compiled gate"])
+def test_a_hook_that_git_would_run_is_graded_by_running_it(fake_api, kind):
+    """git runs hooks/pre-receive when access(2) says it is executable, which follows links and
+    does not care whether it is a script (run-command.c find_hook); so does the grader."""
+    host = fake_api.world("cgoa-ci/golden.yaml")
+    (host / "probes.json").unlink()
+    hook = host / "srv" / "bare" / "ci.git" / "hooks" / "pre-receive"
+    if kind == "a compiled gate":
+        hook.unlink()
+        shutil.copy("/bin/false", hook)  # refuses every push
+    else:
+        gate = host / "gates" / "pre-receive"
+        gate.parent.mkdir()
+        hook.rename(gate)
+        hook.symlink_to(gate)
+    checks = grade_with(host, 60)
+    assert (checks["cgoa-ci.5.hook-file"]["status"], checks["cgoa-ci.5.hook-file"]["message"]) == (
+        "PASS", f"{hook} exists and is executable")
+    typo = checks["cgoa-ci.5.hook-rejects-typo-on-main"]
+    assert (typo["status"], typo["message"]) == ("PASS", "pre-receive rejects a push to main with replica:: exit code 1")
+    if kind == "a compiled gate":
+        branch = checks["cgoa-ci.5.hook-accepts-other-branch"]
+        assert branch["message"].startswith("pre-receive accepts a push to another branch, but exited with code 1")

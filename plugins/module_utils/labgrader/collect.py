@@ -62,7 +62,7 @@ class Site:
 class Repo:
     """The lab's bare repository `<bare_root>/<name>.git`: branch main, the files under
     `prefixes` at its head, `tracked_paths` in every commit, and `files` of the repository
-    itself (hooks) read as scripts."""
+    itself (hooks) read as git finds a hook (collect.read_hook)."""
 
     def __init__(self, name, prefixes=(), tracked_paths=(), files=()):
         self.name = name
@@ -119,6 +119,26 @@ def read_script(root, relpath, max_bytes):
     except OSError:
         return ScriptRead(read, None)
     return ScriptRead(read, stat.S_ISREG(mode) and bool(mode & 0o111))
+
+
+def read_hook(root, relpath, max_bytes):
+    """A hook of the bare repository, judged as git runs it (run-command.c find_hook: access(2)
+    with X_OK, which follows links): a link to an executable file anywhere, or a compiled program,
+    is a hook; its text is None when it is not UTF-8 text. The probes copy what the link names."""
+    path = os.path.join(root, relpath)
+    try:
+        info = os.stat(path)
+    except OSError:
+        return read_script(root, relpath, max_bytes)  # missing, a dangling link or a loop: say which
+    if not stat.S_ISREG(info.st_mode):
+        return read_script(root, relpath, max_bytes)
+    executable = bool(info.st_mode & 0o111)
+    if info.st_size > max_bytes:
+        return ScriptRead(FileRead(path, "too_large", f"{info.st_size} > {max_bytes} bytes"), executable)
+    read = read_text(os.path.dirname(os.path.realpath(path)), os.path.basename(os.path.realpath(path)), max_bytes)
+    if read.problem == "binary":
+        read = FileRead(path)
+    return ScriptRead(FileRead(path, read.problem, read.detail, read.data, read.text), executable)
 
 
 def load_kubeconfig_data(path):
@@ -198,7 +218,7 @@ def collector(lab, site, kubeconfig, timeout=10.0, max_bytes=1024 * 1024, deadli
         if reads.repo:
             repo = collect_repo(bare_path, "main", reads.repo.prefixes, reads.repo.tracked_paths,
                                 timeout=max(0.1, min(GIT_TIMEOUT, deadline - time.monotonic())))
-            files.update({name: read_script(bare_path, name, max_bytes) for name in reads.repo.files})
+            files.update({name: read_hook(bare_path, name, max_bytes) for name in reads.repo.files})
         if reads.clone:
             clone = collect_clone(os.path.join(workspace, reads.clone))
             clone_refs = read_refs(os.path.join(workspace, reads.clone, ".git"), reads.clone_refs)
