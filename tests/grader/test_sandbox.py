@@ -196,3 +196,19 @@ def assert_no_process(marker, seconds=10.0):
             return
         assert time.monotonic() < deadline, f"left behind: {left}"
         time.sleep(0.2)
+
+
+def test_a_sandbox_without_network_reaches_nothing(learner):
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+    script = f"python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}), 2)' 2>&1 | tail -1"
+    with Sandbox() as sandbox:
+        assert output(sandbox, script)[0] == ""  # the host's loopback: connected
+    with Sandbox(network=False) as sandbox:
+        assert "Network is unreachable" in output(sandbox, script)[0] or \
+            "Connection refused" in output(sandbox, script)[0]
+    listener.close()

@@ -243,11 +243,12 @@ class Sandbox:
 
     `hidden`: host paths that must not be seen even where a system directory is bound (the
     grader's and the admin's kubeconfigs: their directories are hidden, or the file itself where
-    its directory is a system directory); the grader's venv is always hidden. Use as a context
-    manager: leaving it removes every copy.
+    its directory is a system directory); the grader's venv is always hidden. `network=False`
+    gives each run an empty network namespace (a tool that needs no network: helm template).
+    Use as a context manager: leaving it removes every copy.
     """
 
-    def __init__(self, hidden=(), disk_bytes=DISK_BYTES, memory_bytes=MEMORY_BYTES, pids_max=PIDS_MAX):
+    def __init__(self, hidden=(), disk_bytes=DISK_BYTES, memory_bytes=MEMORY_BYTES, pids_max=PIDS_MAX, network=True):
         if os.geteuid() != 0:
             raise SandboxUnavailable("the grader does not run as root")
         for tool in ("unshare", "nsenter", "setpriv", "mount", "pivot_root"):
@@ -256,6 +257,7 @@ class Sandbox:
         self.disk_bytes = disk_bytes
         self.memory_bytes = memory_bytes
         self.pids_max = pids_max
+        self.network = network  # False: a network namespace of its own, with nothing in it
         venv = [sys.prefix] if sys.prefix not in ("/", "/usr", "/usr/local") else []
         self.hidden = tuple(os.path.abspath(p) for p in (*hidden, *venv) if p)
         self.workdir = tempfile.mkdtemp()
@@ -405,7 +407,7 @@ class Sandbox:
             launcher = ["/bin/sh", "-c", JOIN_CGROUPS, "join",
                         shutil.which("nsenter", path=TOOL_PATH), f"--target={holder.pid}", "--user", "--",
                         shutil.which("unshare", path=TOOL_PATH), "--mount", "--pid", "--cgroup", "--fork",
-                        "--kill-child", "--propagation", "private",
+                        *([] if self.network else ["--net"]), "--kill-child", "--propagation", "private",
                         "--", "/bin/sh", "-c", SETUP, "setup", self.stage, layer_dir, self.mountpoint, self.ready,
                         str(self.disk_bytes), cwd, *self.mount_words((env.get("PATH") or PLAIN_PATH).split(":")),
                         "--", *argv]
