@@ -19,6 +19,14 @@ description:
     grader, so it reports C(changed=true) when it writes a report."
   - Bad input never raises. A record that is missing, not a mapping or has the wrong shape
     becomes a host (or lab, or check) in ERROR of kind C(grader), kept apart from learner failures.
+  - The controller trusts nothing it did not expect. A host's result must hold exactly the labs
+    O(enrolled) gives for it, each with exactly the steps (titled as the registry titles them in the
+    host's language) and checks the controller's lab registry declares, statuses from the
+    vocabulary, step and lab statuses and the summary as its checks give them, and no string or
+    value larger than the grading module returns. Otherwise the host is in ERROR of kind
+    C(grader) with the message C(result rejected:) and the first reason. Lab columns and step
+    titles of the report come from the registry, so one host's result cannot change another
+    host's row or the report's columns.
   - The file layout and the C(lab-grades/v1) schema are described in C(docs/report-format.md).
 options:
   records:
@@ -27,6 +35,15 @@ options:
         string of either.
       - An item that is C(null), empty or not a mapping becomes a host in ERROR.
     type: raw
+    required: true
+  enrolled:
+    description:
+      - The labs each host is enrolled in, as the C(grade_settings) filter returns them
+        (host -> C({labs, lang})), or host -> labs. Labs are a list or a comma-separated string
+        (C(lab_enrolled)).
+      - Each record is checked against its host's labs; a graded record of a host not in this
+        mapping is rejected.
+    type: dict
     required: true
   hosts:
     description:
@@ -92,6 +109,7 @@ EXAMPLES = r"""
       {{ ansible_play_hosts_all | map('extract', hostvars)
          | selectattr('grade_record', 'defined') | map(attribute='grade_record') | list }}
     hosts: "{{ ansible_play_hosts_all }}"
+    enrolled: "{{ hostvars | grade_settings(ansible_play_hosts_all) }}"
     output_dir: "{{ grade_report_dir | default(playbook_dir ~ '/reports') }}"
     lang: "{{ grade_report_lang | default('en') }}"
   delegate_to: localhost
@@ -206,12 +224,14 @@ from ansible.module_utils.labgrader.report import (
     report_files,
     write_report,
 )
+from ansible.module_utils.labgrader.settings import enrolled as enrolled_labs
 from ansible.module_utils.labgrader.vocabulary import LANGUAGES
 
 
 def argument_spec():
     return {
         "records": {"type": "raw", "required": True},
+        "enrolled": {"type": "dict", "required": True},
         "hosts": {"type": "list", "elements": "str", "default": []},
         "class_hosts": {"type": "list", "elements": "str", "default": []},
         "output_dir": {"type": "path", "required": True},
@@ -221,17 +241,33 @@ def argument_spec():
     }
 
 
+def host_labs(enrolled):
+    """({host: [lab id, ...]}, None) from O(enrolled) (grade_settings' {host: {labs, lang}} or
+    {host: labs}), or (None, why not)."""
+    out = {}
+    for host, value in enrolled.items():
+        labs = value.get("labs") if isinstance(value, dict) else value
+        if not isinstance(labs, (str, list)):
+            return None, f"enrolled: the labs of host {host} are not a list or a comma-separated string: {labs!r:.120}"
+        out[str(host)] = enrolled_labs(labs)
+    return out, None
+
+
 def main():
     module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
     params = module.params
     now = datetime.datetime.now(UTC)
     output_dir = os.path.abspath(params["output_dir"])
     report_dir = plan_report_dir(output_dir, now)
+    enrolled, problem = host_labs(params["enrolled"])
+    if problem:
+        module.fail_json(msg=problem)
     previous, warnings = read_previous(output_dir)
     try:
         report = build_report(params["records"], hosts=params["hosts"], lang=params["lang"], now=now,
                               report_dir="" if module.check_mode else report_dir, ascii_only=params["ascii"],
-                              title=params["title"], class_hosts=params["class_hosts"], previous=previous)
+                              title=params["title"], class_hosts=params["class_hosts"], previous=previous,
+                              enrolled=enrolled)
     except Exception as exc:  # a bug of the report writer, never a learner outcome  # noqa: BLE001
         module.fail_json(msg=f"grade_report could not build the report (grader bug): {exc}",
                          exception=traceback.format_exc())

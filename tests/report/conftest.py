@@ -13,3 +13,15 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 _MODULE_UTILS = str(REPO_ROOT / "plugins" / "module_utils")
 if _MODULE_UTILS not in ansible.module_utils.__path__:
     ansible.module_utils.__path__.append(_MODULE_UTILS)
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def sample_registry(monkeypatch):
+    """The report checks records against, and takes columns from, the labs of report_sample."""
+    from ansible.module_utils.labgrader import report
+    from report_sample import sample_labs
+
+    monkeypatch.setattr(report, "LABS", sample_labs())

@@ -58,6 +58,49 @@ def cgoa(lang="en", step2=None):
     }, lang)
 
 
+# The steps and checks of capa() and cgoa(), as a lab registry declares them.
+SAMPLE_STEPS = {
+    "capa-src": {1: ("chart-in-git", "app-source"), 2: ("precedence-replicas", "precedence-image"),
+                 3: ("no-helm-release",)},
+    "cgoa-ci": {1: ("baseline",), 2: ("ci-cannot-write-prod", "ci-can-write-dev")},
+}
+
+
+def sample_labs():
+    """{lab id: grading.Lab} declaring SAMPLE_STEPS, titled as lab() titles the steps."""
+    from ansible.module_utils.labgrader.grading import Lab
+
+    labs = {}
+    for lab_id, steps in SAMPLE_STEPS.items():
+        declared = Lab(lab_id, {"en": lab_id}, {n: dict.fromkeys(("en", "ja", "ko"), f"{lab_id} step {n} title")
+                                                for n in steps}, reads=None)
+        for number, names in steps.items():
+            for name in names:
+                declared.check(number, name)(None)
+        labs[lab_id] = declared
+    return labs
+
+
+def enrolment(records):
+    """{host: its labs} of the graded records among `records` (the module's `enrolled`)."""
+    records = records if isinstance(records, list) else []
+    return {r["host"]: list(r["labs"]) for r in records
+            if isinstance(r, dict) and isinstance(r.get("host"), str) and isinstance(r.get("labs"), dict)}
+
+
+def registry_result(lab, lang="en", statuses=None):
+    """The result lab_grade returns for `lab` (a grading.Lab of the real registry): every declared
+    check PASS, or the status `statuses` gives its id."""
+    statuses = statuses or {}
+    checks = []
+    for declared in lab.checks:
+        status = statuses.get(declared.id, "PASS")
+        checks.append({"lab": lab.id, "step": declared.step, "check": declared.id, "status": status,
+                       "expected": True, "found": status == "PASS", "message_key": "ok", "params": {},
+                       "message": "ok" if status == "PASS" else "not yet", "hint": "", "hint_key": None})
+    return lab.result(checks, lang, {"attempts": 1, "api_requests": 3, "seconds": 0.25, "cluster_error": None})
+
+
 def record(host, lang, labs):
     return {"host": host, "lang": lang, "state": "graded", "error": None, "labs": labs}
 

@@ -25,6 +25,8 @@ from report_sample import (
 
 REPORT_DIR = f"/srv/reports/{STAMP}"
 
+pytestmark = pytest.mark.usefixtures("sample_registry")
+
 
 def build(records=None, **kwargs):
     kwargs.setdefault("now", NOW)

@@ -10,11 +10,13 @@ import xml.etree.ElementTree as ET
 import pytest
 import yaml
 from ansible.module_utils.testing import patch_module_args
-from report_sample import NOW, STAMP, capa, cgoa, check, class_records, record
+from report_sample import NOW, STAMP, capa, cgoa, check, class_records, enrolment, record
 
 from tests.conftest import load_plugin
 
 grade_report = load_plugin("plugins/modules/grade_report.py", "grade_report_under_test")
+
+pytestmark = pytest.mark.usefixtures("sample_registry")
 
 
 class FixedDateTime(datetime.datetime):
@@ -29,6 +31,7 @@ def fixed_now(monkeypatch):
 
 
 def run(args, capsys, check_mode=False):
+    args = {"enrolled": enrolment(args["records"]), **args}
     if check_mode:
         args = dict(args, _ansible_check_mode=True)
     with patch_module_args(args), pytest.raises(SystemExit) as exc:
@@ -174,7 +177,7 @@ def test_second_run_says_who_progressed(tmp_path, capsys, monkeypatch):
     out = tmp_path / "reports"
     records = class_records()
     before = [dict(r) for r in records]
-    before[3] = record("learner04", "ko", {"capa-src": capa("ko", step3=[check("capa-src", 3, "x", "FAIL")]),
+    before[3] = record("learner04", "ko", {"capa-src": capa("ko", step3=[check("capa-src", 3, "no-helm-release", "FAIL")]),
                                            "cgoa-ci": cgoa("ko")})
     run_at(monkeypatch, capsys, 0, {"records": before, "hosts": CLASS, "output_dir": str(out)})
     result = run_at(monkeypatch, capsys, 30, {"records": records, "hosts": CLASS, "output_dir": str(out)})

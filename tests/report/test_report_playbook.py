@@ -11,7 +11,8 @@ import sys
 import textwrap
 
 import pytest
-from report_sample import class_records
+from ansible.module_utils.labgrader.labs import LABS
+from report_sample import record, registry_result
 
 from tests.conftest import REPO_ROOT
 
@@ -38,6 +39,7 @@ PLAYBOOK = """
           {{ ansible_play_hosts_all | map('extract', hostvars)
              | selectattr('grade_record', 'defined') | map(attribute='grade_record') | list }}
         hosts: "{{ ansible_play_hosts_all }}"
+        enrolled: "{{ hostvars | grade_settings(ansible_play_hosts_all) }}"
         class_hosts: "{{ query('ansible.builtin.inventory_hostnames', 'learners') }}"
         output_dir: "{{ report_dir }}"
         lang: ja
@@ -55,9 +57,21 @@ PLAYBOOK = """
 @pytest.mark.playbook
 @pytest.mark.skipif(not ANSIBLE_PLAYBOOK.exists(), reason="no .venv/bin/ansible-playbook")
 def test_playbook_writes_the_report_and_prints_the_matrix(tmp_path):
-    sample = {r["host"]: r for r in class_records() if r["host"] != "learner03"}
+    capa, cgoa = LABS["capa-src"], LABS["cgoa-ci"]
+    sample = {
+        "learner01": record("learner01", "en", {"capa-src": registry_result(capa), "cgoa-ci": registry_result(cgoa)}),
+        "learner02": record("learner02", "ja", {
+            "capa-src": registry_result(capa, "ja", {"capa-src.2.precedence-replicas": "FAIL",
+                                                     "capa-src.3.helm-release-secrets": "PENDING"}),
+            "cgoa-ci": registry_result(cgoa, "ja")}),
+        "learner04": record("learner04", "ko", {"capa-src": registry_result(capa, "ko"),
+                                                "cgoa-ci": registry_result(cgoa, "ko", {"cgoa-ci.3.role": "FAIL"})}),
+        "learner10": record("learner10", "en", {"capa-src": registry_result(capa)}),
+    }
     local = f"ansible_connection=local ansible_python_interpreter={sys.executable}"
-    hosts = [f"{name} {local}" for name in ("learner01", "learner02", "learner04", "learner10", "learner11")]
+    enrolled = {"learner10": "lab_enrolled=capa-src", "learner11": "lab_enrolled=capa-src"}
+    hosts = [f"{name} {local} {enrolled.get(name, 'lab_enrolled=capa-src,cgoa-ci')}"
+             for name in ("learner01", "learner02", "learner04", "learner10", "learner11")]
     # learner03: nothing listens on port 1, so ssh fails at once -> unreachable, no record
     hosts.append("learner03 ansible_host=127.0.0.1 ansible_port=1 ansible_connection=ssh")
     (tmp_path / "inventory.ini").write_text("[learners]\n" + "\n".join(hosts) + "\n")
@@ -72,8 +86,9 @@ def test_playbook_writes_the_report_and_prints_the_matrix(tmp_path):
     out = proc.stdout
     assert "learner03" in out and "UNREACHABLE" in out, out + proc.stderr
     # the callback printed the matrix raw (real newlines and symbols, not a JSON string)
-    assert "\nhost       capa-src  cgoa-ci  score\n" in out, out
-    assert "\nlearner02  ✓✗⋯       ✓✓       6/8\n" in out, out
+    assert "\nhost       capa-src  cgoa-ci   score\n" in out, out
+    assert "\nlearner02  ✓✗⋯✓✓✓✓✓  ✓✓✓✓✓✓✓✓  102/104\n" in out, out
+    assert "\nlearner10  ✓✓✓✓✓✓✓✓  ∙∙∙∙∙∙∙∙  56/56\n" in out, out
     assert "learner03  ! grader error: the host produced no grading record" in out, out
     assert "learner11  ! grader error: the host produced no grading record" in out, out
     latest = tmp_path / "reports" / "latest"
