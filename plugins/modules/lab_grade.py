@@ -14,7 +14,8 @@ description:
     list of learner failures.
   - Then, for each lab of O(labs), collects the learner's state once (workspace files, the bare
     repository, a handful of read-only GET requests, and for labs with active probes, runs of the
-    learner's scripts on throw-away copies) and judges every check with pure functions.
+    learner's programs in a sandbox of their own on throw-away copies, see docs/sandbox.md) and
+    judges every check with pure functions.
   - Returns PASS, FAIL, PENDING or ERROR per check with expected and found values, a message and
     a hint in the learner's language. While Argo CD is still converging it collects again until
     O(settle_timeout) and reports the state it finally saw.
