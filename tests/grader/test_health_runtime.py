@@ -20,6 +20,7 @@ import pytest
 from ansible.module_utils.labgrader.health import check_health, probe_runtime
 from ansible.module_utils.labgrader.runtime import (
     RUNTIME_SECONDS,
+    environment_findings,
     interpreter_site_packages,
     runtime_problem,
     verify_site_packages,
@@ -68,7 +69,7 @@ def site_packages(tmp_path):
 
 
 def runtime_detail(root):
-    health = check_health(str(root / "no-kubeconfig"), site_packages=[str(root)])
+    health = check_health(str(root / "no-kubeconfig"), site_packages=[str(root)], environ={})
     assert health["healthy"] is False
     assert health["api_requests"] == 0
     assert list(health["probes"]) == ["runtime"]  # nothing else is probed on a modified runtime
@@ -79,9 +80,9 @@ def runtime_detail(root):
 
 def test_an_unmodified_site_packages_passes(site_packages):
     report = verify_site_packages(str(site_packages))
-    assert (report["findings"], report["cut"]) == ([], None)
+    assert (report["findings"], report["stopped"]) == ([], None)
     assert report["files"] == 9  # 5 files and 4 metadata files; not the .pyc, the RECORDs or bin/yamlish
-    health = check_health(str(site_packages / "no-kubeconfig"), site_packages=[str(site_packages)])
+    health = check_health(str(site_packages / "no-kubeconfig"), site_packages=[str(site_packages)], environ={})
     assert health["probes"]["runtime"] == "ok"
     assert health["problems"][0]["probe"] == "kubeconfig"  # the gate goes on to the kubeconfig
     assert health["runtime"]["files"] == 9
@@ -90,7 +91,7 @@ def test_an_unmodified_site_packages_passes(site_packages):
 def test_the_real_venv_is_verified_quickly_and_passes():
     """/work/main/.venv (ansible-core, kubernetes, ...; 6,600 files, 155 MB hashed), read-only."""
     report = verify_site_packages(str(REAL_SITE_PACKAGES))
-    assert (report["findings"], report["cut"]) == ([], None)
+    assert (report["findings"], report["stopped"]) == ([], None)
     assert report["files"] > 1000
     assert report["seconds"] < RUNTIME_SECONDS
     print(f"\n{REAL_SITE_PACKAGES}: {report['files']} files, {report['bytes']} bytes in {report['seconds'] * 1000:.0f} ms")
@@ -98,7 +99,7 @@ def test_the_real_venv_is_verified_quickly_and_passes():
 
 def test_the_gate_checks_the_interpreters_own_site_packages_by_default():
     assert [os.path.realpath(path) for path in interpreter_site_packages()] == [os.path.realpath(REAL_SITE_PACKAGES)]
-    problem, covered = probe_runtime()
+    problem, covered = probe_runtime(environ={})
     assert problem is None
     assert covered["site_packages"] == interpreter_site_packages() and covered["files"] > 1000
 
@@ -230,13 +231,13 @@ def test_a_missing_site_packages_is_a_runtime_error(tmp_path):
 ])
 def test_verification_is_bounded_and_says_so(site_packages, limits, cut):
     report = verify_site_packages(str(site_packages), **limits)
-    assert runtime_problem(report) == f"grader runtime could not be verified: {cut}"
+    assert runtime_problem(report["findings"], [report["stopped"]]) == f"grader runtime could not be verified: {cut}"
 
 
 def test_findings_and_a_cut_are_both_said(site_packages):
     plant(site_packages / "evil.pth")
     report = verify_site_packages(str(site_packages), max_bytes=40)
-    assert runtime_problem(report) == (
+    assert runtime_problem(report["findings"], [report["stopped"]]) == (
         "grader runtime modified: site-packages/evil.pth is not part of any installed package; "
         "then verification stopped: more than 40 bytes to hash (3 files, 39 bytes hashed)")
 
@@ -264,3 +265,16 @@ def test_a_pth_in_the_interpreters_own_venv_is_found_after_it_ran(tmp_path):
     assert health["problems"] == [{"probe": "runtime", "detail": "grader runtime modified: site-packages/evil.pth "
                                                                  "is not part of any installed package"}]
     assert health["runtime"]["site_packages"] == [str(purelib)]
+
+
+@pytest.mark.parametrize("name", ["PYTHONPATH", "PYTHONHOME", "PYTHONPLATLIBDIR", "PYTHONPYCACHEPREFIX"])
+def test_an_environment_that_loads_code_from_elsewhere_is_a_runtime_error(site_packages, name):
+    health = check_health(str(site_packages / "no-kubeconfig"), site_packages=[str(site_packages)],
+                          environ={name: "/tmp/learner", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONSAFEPATH": "1"})
+    assert health["problems"] == [{"probe": "runtime", "detail": f"grader runtime modified: the grader's "
+                                                                 f"environment sets {name}='/tmp/learner'"}]
+
+
+def test_an_empty_or_ignored_environment_variable_is_not_a_finding():
+    assert environment_findings({"PYTHONPATH": ""}, ignored=0) == []
+    assert environment_findings({"PYTHONPATH": "/tmp/learner"}, ignored=1) == []

@@ -10,10 +10,17 @@ down) stops.
 from __future__ import annotations
 
 import importlib.util
+import os
+import sys
 
 from ansible.module_utils.labgrader.facts import dig
 from ansible.module_utils.labgrader.kubestate import ClusterError, KubeReader
-from ansible.module_utils.labgrader.runtime import interpreter_site_packages, runtime_problem, verify_site_packages
+from ansible.module_utils.labgrader.runtime import (
+    environment_findings,
+    interpreter_site_packages,
+    runtime_problem,
+    verify_site_packages,
+)
 
 PYTHON_DEPENDENCIES = ("kubernetes", "git", "yaml")
 
@@ -24,20 +31,23 @@ def probe_python():
     return [name for name in PYTHON_DEPENDENCIES if importlib.util.find_spec(name) is None]
 
 
-def probe_runtime(site_packages=None):
+def probe_runtime(site_packages=None, environ=None):
     """(problem text or None, {"site_packages", "files", "bytes", "seconds"}) for the given
-    site-packages folders, by default the running interpreter's (the grader venv's python)."""
+    site-packages folders and environment, by default the running interpreter's (the grader
+    venv's python) and os.environ."""
     folders = interpreter_site_packages() if site_packages is None else list(site_packages)
-    problems, totals = [], {"site_packages": folders, "files": 0, "bytes": 0, "seconds": 0.0}
+    findings = environment_findings(os.environ if environ is None else environ, sys.flags.ignore_environment)
+    stopped = []
+    covered = {"site_packages": folders, "files": 0, "bytes": 0, "seconds": 0.0}
     for folder in folders:
         report = verify_site_packages(folder)
+        where = "" if len(folders) == 1 else f"{folder}: "
+        findings.extend(where + finding for finding in report["findings"])
+        stopped.extend([where + report["stopped"]] if report["stopped"] else [])
         for key in ("files", "bytes", "seconds"):
-            totals[key] += report[key]
-        problem = runtime_problem(report)
-        if problem:
-            problems.append(problem if len(folders) == 1 else f"{folder}: {problem}")
-    totals["seconds"] = round(totals["seconds"], 3)
-    return ("; ".join(problems) or None), totals
+            covered[key] += report[key]
+    covered["seconds"] = round(covered["seconds"], 3)
+    return runtime_problem(findings, stopped), covered
 
 
 def _ready(obj, field):
@@ -62,13 +72,14 @@ def cluster_probes(argocd_namespace, gitd_namespace):
     ]
 
 
-def check_health(kubeconfig, argocd_namespace="argocd", gitd_namespace="gitsrv", timeout=10.0, site_packages=None):
+def check_health(kubeconfig, argocd_namespace="argocd", gitd_namespace="gitsrv", timeout=10.0, site_packages=None,
+                 environ=None):
     """Returns {"healthy", "problems": [{"probe", "detail"}], "probes": {name: "ok" | detail},
-    "api_requests", "runtime": what the runtime check covered}. `site_packages`: the folders to
-    verify instead of the interpreter's own (tests)."""
+    "api_requests", "runtime": what the runtime check covered}. `site_packages`, `environ`: what to verify
+    instead of the interpreter's own folders and environment (tests)."""
     probes = {}
     problems = []
-    runtime, covered = probe_runtime(site_packages)
+    runtime, covered = probe_runtime(site_packages, environ)
     probes["runtime"] = runtime or "ok"
     if runtime:
         problems.append({"probe": "runtime", "detail": runtime})

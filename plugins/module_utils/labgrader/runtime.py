@@ -8,6 +8,8 @@ that site-packages holds no file (a `.pth`, `sitecustomize.py`, a module, a shar
 package) that no RECORD claims. Bytes hashed, files walked and time are bounded; a runtime that
 cannot be verified within them is reported, never passed.
 
+The interpreter's environment is checked too: PYTHONPATH and the like load code from elsewhere.
+
 What this proves, honestly: a `.pth` file, `sitecustomize` and the third-party packages the
 module imports run before the gate does, so a learner who also patches the gate (or rewrites a
 RECORD and a file together, or replaces a `__pycache__/*.pyc`, which RECORD lists without a
@@ -45,11 +47,24 @@ STARTUP_NAMES = frozenset({"sitecustomize.py", "usercustomize.py"})
 REPORTED_FINDINGS = 5
 
 DIST_SUFFIXES = (".dist-info", ".egg-info")
+# Variables that make the interpreter load code from outside the runtime verified here (another
+# path, another prefix, other bytecode). The grader's environment comes from the VM's sshd and PAM
+# (/etc/environment), which the learner controls; Python ignores them under -I or -E.
+STARTUP_ENVIRONMENT = ("PYTHONPATH", "PYTHONHOME", "PYTHONPLATLIBDIR", "PYTHONPYCACHEPREFIX")
 
 
 def interpreter_site_packages():
     """The site-packages folders the running interpreter (the grader venv's python) imports from."""
     return [path for path in site.getsitepackages() if path in sys.path and os.path.isdir(path)]
+
+
+def environment_findings(environ, ignored):
+    """A finding per STARTUP_ENVIRONMENT variable set (Python ignores an empty one), unless the
+    interpreter ignored its environment (`ignored`: sys.flags.ignore_environment)."""
+    if ignored:
+        return []
+    return [f"the grader's environment sets {name}={environ[name][:200]!r}"
+            for name in STARTUP_ENVIRONMENT if environ.get(name)]
 
 
 def _record_entries(text):
@@ -227,12 +242,12 @@ def _check_file(path, label, recorded, budget):
 
 
 def verify_site_packages(root, max_bytes=RUNTIME_MAX_BYTES, max_files=RUNTIME_MAX_FILES, seconds=RUNTIME_SECONDS):
-    """{"findings": [text], "cut": why verification stopped early or None, "files": files hashed,
-    "bytes": bytes hashed, "seconds": time taken}.
+    """{"findings": [text], "stopped": why verification stopped early or None, "files": files
+    hashed, "bytes": bytes hashed, "seconds": time taken}.
 
-    No findings and no cut means: every file a RECORD lists with a hash is there with its size
-    and digest, and every other file in `root` is a RECORD or a __pycache__ .pyc. Findings name
-    the file and the reason, sorted, the files the interpreter runs at start-up first."""
+    No findings and not stopped means: every file a RECORD lists with a hash is there with its
+    size and digest, and every other file in `root` is a RECORD or a __pycache__ .pyc. Findings
+    name the file and the reason, sorted, the files the interpreter runs at start-up first."""
     started = time.monotonic()
     budget = _Budget(max_bytes, started + seconds, seconds)
     findings = []  # (priority, text)
@@ -256,15 +271,14 @@ def verify_site_packages(root, max_bytes=RUNTIME_MAX_BYTES, max_files=RUNTIME_MA
         findings.extend((_priority(path), f"{_label(path)} is not part of any installed package")
                         for path in walk.files
                         if path not in claims and not _is_bytecode(path) and not path.startswith(tuple(unrecorded)))
-    return {"findings": [text for _priority_, text in sorted(findings)], "cut": cut, "files": budget.files,
-            "bytes": budget.bytes, "seconds": round(time.monotonic() - started, 3)}
+    return {"findings": [text for _priority_, text in sorted(findings)],
+            "stopped": f"{cut} ({budget.files} files, {budget.bytes} bytes hashed)" if cut else None,
+            "files": budget.files, "bytes": budget.bytes, "seconds": round(time.monotonic() - started, 3)}
 
 
-def runtime_problem(report):
-    """One health-gate detail for a report with findings or cut short, else None."""
-    findings = report["findings"]
-    stopped = (f"{report['cut']} ({report['files']} files, {report['bytes']} bytes hashed)"
-               if report["cut"] else None)
+def runtime_problem(findings, stopped=()):
+    """One health-gate detail for the findings and the reasons verification stopped, else None."""
+    stopped = "; ".join(stopped)
     if not findings:
         return f"grader runtime could not be verified: {stopped}" if stopped else None
     shown = "; ".join(findings[:REPORTED_FINDINGS])
