@@ -8,8 +8,9 @@ DOCUMENTATION = r"""
 module: lab_grade
 short_description: Grade one learner VM - health gate, then every enrolled lab
 description:
-  - First a health gate (grader Python libraries, kubeconfig, API server, the Argo CD Application
-    CRD, application controller and repo server, the gitd Service). An unhealthy VM returns
+  - First a health gate (the grader's own Python runtime verified against pip's RECORD hashes,
+    grader Python libraries, kubeconfig, API server, the Argo CD Application CRD, application
+    controller and repo server, the gitd Service). An unhealthy VM returns
     RV(state=error) with the reason and no lab results - an ERROR of the environment, never a
     list of learner failures.
   - Then, for each lab of O(labs), collects the learner's state once (workspace files, the bare
@@ -115,10 +116,14 @@ error:
   type: dict
   sample: {"kind": "health", "message": "unreachable: connection refused", "details": {"api_server": "unreachable"}}
 health:
-  description: The health gate's probes and problems (null when O(health=false)).
+  description: >-
+    The health gate's probes and problems, and what the runtime check covered (site-packages
+    folders, files and bytes hashed, seconds); null when O(health=false).
   returned: always
   type: dict
-  sample: {"healthy": true, "problems": [], "probes": {"python": "ok", "api_server": "ok"}, "api_requests": 5}
+  sample: {"healthy": true, "problems": [], "probes": {"runtime": "ok", "python": "ok", "api_server": "ok"},
+           "api_requests": 5, "runtime": {"site_packages": ["/opt/lab-grader/venv/lib/python3.12/site-packages"],
+                                          "files": 3857, "bytes": 107410194, "seconds": 0.21}}
 labs:
   description: >-
     One result per graded lab - lab, lang, status (worst of its checks), summary (count per status),

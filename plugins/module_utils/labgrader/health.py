@@ -1,15 +1,26 @@
 """The health gate: can this learner VM be graded at all?
 
-A broken VM must give one ERROR with one reason, not a FAIL for every check. Each probe is
-one GET; the first failure that makes the rest meaningless (no kubeconfig, API down) stops.
+A broken VM must give one ERROR with one reason, not a FAIL for every check. First the grader's
+own Python runtime is verified against pip's RECORD (runtime.py): a learner who is root can plant
+a `.pth` file in the grader's venv, and nothing the grader reads afterwards could be trusted.
+Then each probe is one GET; the first failure that makes the rest meaningless (no kubeconfig, API
+down) stops.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
+import sys
 
 from ansible.module_utils.labgrader.facts import dig
 from ansible.module_utils.labgrader.kubestate import ClusterError, KubeReader
+from ansible.module_utils.labgrader.runtime import (
+    environment_findings,
+    interpreter_site_packages,
+    runtime_problem,
+    verify_site_packages,
+)
 
 PYTHON_DEPENDENCIES = ("kubernetes", "git", "yaml")
 
@@ -18,6 +29,25 @@ def probe_python():
     """The grader's Python dependencies that are not installed. Looked up, not imported: the
     kubernetes package is imported only for a kubeconfig that needs its loader (kubestate)."""
     return [name for name in PYTHON_DEPENDENCIES if importlib.util.find_spec(name) is None]
+
+
+def probe_runtime(site_packages=None, environ=None):
+    """(problem text or None, {"site_packages", "files", "bytes", "seconds"}) for the given
+    site-packages folders and environment, by default the running interpreter's (the grader
+    venv's python) and os.environ."""
+    folders = interpreter_site_packages() if site_packages is None else list(site_packages)
+    findings = environment_findings(os.environ if environ is None else environ, sys.flags.ignore_environment)
+    stopped = []
+    covered = {"site_packages": folders, "files": 0, "bytes": 0, "seconds": 0.0}
+    for folder in folders:
+        report = verify_site_packages(folder)
+        where = "" if len(folders) == 1 else f"{folder}: "
+        findings.extend(where + finding for finding in report["findings"])
+        stopped.extend([where + report["stopped"]] if report["stopped"] else [])
+        for key in ("files", "bytes", "seconds"):
+            covered[key] += report[key]
+    covered["seconds"] = round(covered["seconds"], 3)
+    return runtime_problem(findings, stopped), covered
 
 
 def _ready(obj, field):
@@ -42,21 +72,29 @@ def cluster_probes(argocd_namespace, gitd_namespace):
     ]
 
 
-def check_health(kubeconfig, argocd_namespace="argocd", gitd_namespace="gitsrv", timeout=10.0):
-    """Returns {"healthy", "problems": [{"probe", "detail"}], "probes": {name: "ok" | detail}}."""
+def check_health(kubeconfig, argocd_namespace="argocd", gitd_namespace="gitsrv", timeout=10.0, site_packages=None,
+                 environ=None):
+    """Returns {"healthy", "problems": [{"probe", "detail"}], "probes": {name: "ok" | detail},
+    "api_requests", "runtime": what the runtime check covered}. `site_packages`, `environ`: what to verify
+    instead of the interpreter's own folders and environment (tests)."""
     probes = {}
     problems = []
+    runtime, covered = probe_runtime(site_packages, environ)
+    probes["runtime"] = runtime or "ok"
+    if runtime:
+        problems.append({"probe": "runtime", "detail": runtime})
+        return {"healthy": False, "problems": problems, "probes": probes, "api_requests": 0, "runtime": covered}
     missing = probe_python()
     probes["python"] = "ok" if not missing else "missing: " + ", ".join(missing)
     if missing:
         problems.append({"probe": "python", "detail": f"grader Python dependencies missing: {', '.join(missing)}"})
-        return {"healthy": False, "problems": problems, "probes": probes, "api_requests": 0}
+        return {"healthy": False, "problems": problems, "probes": probes, "api_requests": 0, "runtime": covered}
     try:
         reader = KubeReader(kubeconfig, timeout)
     except ClusterError as exc:
         problems.append({"probe": "kubeconfig", "detail": exc.detail})
         probes["kubeconfig"] = exc.detail
-        return {"healthy": False, "problems": problems, "probes": probes, "api_requests": 0}
+        return {"healthy": False, "problems": problems, "probes": probes, "api_requests": 0, "runtime": covered}
     for name, path, judge in cluster_probes(argocd_namespace, gitd_namespace):
         try:
             problem = judge(reader.get(path))
@@ -70,4 +108,5 @@ def check_health(kubeconfig, argocd_namespace="argocd", gitd_namespace="gitsrv",
         probes[name] = problem or "ok"
         if problem:
             problems.append({"probe": name, "detail": problem})
-    return {"healthy": not problems, "problems": problems, "probes": probes, "api_requests": reader.requests}
+    return {"healthy": not problems, "problems": problems, "probes": probes, "api_requests": reader.requests,
+            "runtime": covered}
