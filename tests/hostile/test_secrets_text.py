@@ -1,18 +1,29 @@
-"""Secrets in other shapes in a learner's output (issue 16): the scrubber catches a registered
-secret folded, in pieces, base64- or hex-encoded, and private keys, JWTs and URL passwords by their
-shape."""
+"""Secrets in other shapes and hostile text in a learner's output (issue 16): the scrubber catches a
+registered secret folded, in pieces, base64- or hex-encoded, and private keys, JWTs and URL
+passwords by their shape; control characters and bidi overrides reach no report format raw.
+End to end: a learner's script output rendered as the module renders a check, then every file of
+the report and the terminal callback."""
 
 from __future__ import annotations
 
 import base64
+import csv
+import html
+import io
 import json
 import random
+import re
 import statistics
 import time
+import xml.etree.ElementTree as ET
 
 import pytest
 import yaml
-from ansible.module_utils.labgrader import kubestate, limits
+from ansible.module_utils.labgrader import grading, kubestate, limits, report
+from ansible.module_utils.labgrader.printable import printable
+from ansible.module_utils.labgrader.result import failed, passed
+
+from tests.conftest import load_plugin
 
 REDACTED = limits.REDACTED
 _random = random.Random(16)
@@ -191,3 +202,149 @@ def test_a_hostile_text_of_4096_characters_is_scrubbed_in_milliseconds(text):
     started = time.perf_counter()
     limits.scrub(text[:4096])
     assert time.perf_counter() - started < 0.05
+
+
+# ------------------------------------------------------------------ printable text
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("PASS\u202eLIAF", "PASS\\u202eLIAF"),
+    ("\x1b[2J\x1b]0;owned\x07", "\\x1b[2J\\x1b]0;owned\\x07"),
+    ("a\x01b\x00c\x7fd\x9b31m", "a\\x01b\\x00c\\x7fd\\x9b31m"),
+    ("over\rwrite", "over\\x0dwrite"),
+    ("\u2066\u2067\u2068\u2069\u202a\u202b\u202c\u202d\u200e\u200f\u061c",
+     "\\u2066\\u2067\\u2068\\u2069\\u202a\\u202b\\u202c\\u202d\\u200e\\u200f\\u061c"),
+    ("line\u2028sep \ud800 \ufffe", "line\\u2028sep \\ud800 \\ufffe"),
+    ("kept:\ttab\nnewline é 日本語 한국어", "kept:\ttab\nnewline é 日本語 한국어"),
+])
+def test_printable_makes_every_control_and_bidi_character_visible(text, shown):
+    assert printable(text) == shown
+
+
+# ------------------------------------------------------------------ end to end: every format
+
+HOSTILE = "PASS\u202eLIAF \x1b[2J\x1b]0;owned\x07 \x01 \x9b31m"
+THIRD = len(TOKEN) // 3
+OUTPUTS = [  # what the learner's validate.sh printed, one probe each
+    FOLDED["fold -w 60"],
+    TOKEN[:THIRD], TOKEN[THIRD:2 * THIRD], TOKEN[2 * THIRD:],
+    ENCODED["base64 wrapped at 76 (base64 tool)"],
+    ENCODED["hex"],
+    ADMIN_KEY,
+    CLIENT_KEY,
+    OTHER_JWT,
+    f"git push {URL}",
+    HOSTILE,
+]
+# A 16-character window of any of these in a report is a leak.
+LEAKS = {
+    "token": TOKEN, "base64 of the token": b64(TOKEN.encode()), "hex of the token": TOKEN.encode().hex(),
+    "admin key": "".join(ADMIN_KEY.splitlines()[1:-1]), "client key": "".join(CLIENT_KEY.splitlines()[1:-1]),
+    "client-key-data": CLIENT_KEY_DATA, "other JWT": OTHER_JWT, "URL password": f"grader:{PASSWORD}",
+}
+RAW = ("\u202e", "\x1b", "\x01", "\x07", "\x9b")
+
+
+def learner_records():
+    check = grading.Check(2, "cgoa-ci.2.probe", None, None)
+    checks = []
+    for number, output in enumerate(OUTPUTS, 1):
+        verdict = failed("probe_wrong", expected={HOSTILE: "exit 1"}, found=output, script=f"validate.sh #{number}",
+                         what="should reject the manifest", returncode=0, output=output)
+        checks.append(dict(grading.render("cgoa-ci", check, verdict, "en", {}), check=f"cgoa-ci.2.probe-{number}"))
+    baseline = grading.render("cgoa-ci", grading.Check(1, "cgoa-ci.1.baseline", None, None), passed(), "en", {})
+    lab = {"steps": [{"step": 1, "title": "baseline", "status": "PASS", "checks": [baseline]},
+                     {"step": 2, "title": "validate.sh", "status": "FAIL", "checks": checks}]}
+    # the controller's own record of a host it could not grade, with the module's message
+    error = {"kind": "grader", "message": f"the grading module failed: {HOSTILE} {ADMIN_KEY} {OTHER_JWT} {URL}"}
+    return [{"host": "learner01", "lang": "en", "state": "graded", "error": None, "labs": {"cgoa-ci": lab}},
+            {"host": "learner02", "lang": "en", "state": "error", "error": error, "labs": {}}]
+
+
+def strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from strings(key)
+            yield from strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings(item)
+
+
+def views():
+    """{format: (file text, the text its reader sees)}."""
+    built = report.build_report(learner_records(), now=report_now(), report_dir="/srv/reports/x")
+    contents = built["contents"]
+    page = contents["index.html"]
+    scripts = [json.loads(block) for block in re.findall(r'<script type="application/json"[^>]*>(.*?)</script>',
+                                                          page, re.S)]
+    junit = ET.fromstring(contents["junit.xml"])  # parses: no character XML 1.0 forbids
+    junit_texts = [t for node in junit.iter() for t in (node.text or "", *node.attrib.values())]
+    return {
+        "grades.json": (contents["grades.json"], "\n".join(strings(json.loads(contents["grades.json"])))),
+        "index.html": (page, html.unescape(page) + "\n".join(s for block in scripts for s in strings(block))),
+        "junit.xml": (contents["junit.xml"], "\n".join(junit_texts)),
+        "grades.csv": (contents["grades.csv"],
+                       "\n".join(cell for row in csv.reader(io.StringIO(contents["grades.csv"])) for cell in row)),
+        "learners/learner01.txt": (contents["learners/learner01.txt"], contents["learners/learner01.txt"]),
+        "learners/learner02.txt": (contents["learners/learner02.txt"], contents["learners/learner02.txt"]),
+        "matrix": (built["matrix"], built["matrix"]),
+    }
+
+
+def report_now():
+    import datetime
+
+    return datetime.datetime(2026, 11, 30, 5, 12, 0, tzinfo=datetime.timezone.utc)  # noqa: UP017
+
+
+def windows(text):
+    folded = re.sub(r"\\\r?\n|\s", "", text)
+    return {folded[i:i + 16] for i in range(len(folded) - 15)}
+
+
+@pytest.mark.parametrize("name", ["grades.json", "index.html", "junit.xml", "grades.csv", "learners/learner01.txt",
+                                  "learners/learner02.txt", "matrix"])
+def test_no_secret_and_no_raw_control_character_reaches_a_report_format(name):
+    raw, seen = views()[name]
+    leaked = [leak for leak, secret in LEAKS.items() if windows(seen) & windows(secret)]
+    assert leaked == []
+    assert [ch for ch in RAW if ch in raw or ch in seen] == []
+
+
+def test_the_reports_show_the_hostile_text_as_escapes():
+    found = views()
+    assert "PASS\\u202eLIAF \\x1b[2J\\x1b]0;owned\\x07 \\x01 \\x9b31m" in found["learners/learner01.txt"][0]
+    assert "http://grader:<redacted>@git.lab.example:3000/root/app.git" in found["learners/learner01.txt"][0]
+    assert "PASS\\u202eLIAF" in found["learners/learner02.txt"][0]
+    assert "PASS\\\\u202eLIAF" in found["grades.json"][0]  # the escape, as JSON writes a backslash
+    assert "learner02  ! grader error: the grading module failed: PASS\\u202eLIAF \\x1b[2J" in found["matrix"][0]
+
+
+class _Display:
+    def __init__(self):
+        self.lines = []
+
+    def display(self, msg, *args, **kwargs):
+        self.lines.append(msg)
+
+
+class _Result:
+    def __init__(self, matrix):
+        self.task = type("Task", (), {"action": "grade_report", "resolved_action": None})()
+        self.result = {"matrix": matrix}
+
+
+@pytest.mark.parametrize("colorize", [False, True])
+def test_the_terminal_callback_prints_no_escape_sequence_it_was_given(monkeypatch, colorize):
+    grade_matrix = load_plugin("plugins/callback/grade_matrix.py", "grade_matrix_secrets_text")
+    plugin = grade_matrix.CallbackModule()
+    plugin._display = _Display()
+    monkeypatch.setattr(plugin, "get_option", lambda name: colorize)
+    matrix = "host       capa-src  score\nlearner01  \u2713\u2717       1/2  ! capa-src: " + HOSTILE
+    plugin.v2_runner_on_ok(_Result(matrix))
+    (printed,) = plugin._display.lines
+    assert [ch for ch in RAW if ch in printed] == [] if not colorize else "\x1b[2J" not in printed
+    assert [ch for ch in ("\u202e", "\x01", "\x07", "\x9b") if ch in printed] == []
+    assert printed.endswith("! capa-src: PASS\\u202eLIAF \\x1b[2J\\x1b]0;owned\\x07 \\x01 \\x9b31m")
