@@ -11,8 +11,11 @@ description:
     result as plain text (not JSON-escaped), so the instructor sees the class matrix at the end
     of a grading run, next to the path of the HTML report.
   - Every other task is ignored. The callback never raises into the run.
+  - Control characters, bidi overrides and other invisible characters in the matrix (other than
+    newlines and tabs) are printed as visible escapes such as C(\x1b) or C(\u202e), so no
+    escape sequence from a learner's text reaches the terminal.
   - Symbols are coloured (PASS green, FAIL red, PENDING yellow, ERROR magenta) when Ansible
-    writes in colour; set O(colorize=false) to print the matrix exactly as returned.
+    writes in colour; set O(colorize=false) to print the matrix as returned, without colours.
 requirements:
   - enable in configuration (C(callbacks_enabled = grade_matrix) in ansible.cfg)
 options:
@@ -34,18 +37,19 @@ from ansible.plugins.callback import CallbackBase  # noqa: E402
 from ansible.utils.color import stringc  # noqa: E402
 
 
-def _load_vocabulary():
-    """labgrader/vocabulary.py, loaded from its file: a controller-side plugin cannot import
+def _load_labgrader(name):
+    """labgrader/<name>.py, loaded from its file: a controller-side plugin cannot import
     `ansible.module_utils.labgrader` (only modules get the module_utils path). The relative path
     plugins/callback -> plugins/module_utils holds in this repository and in a collection."""
-    path = Path(__file__).resolve().parents[1] / "module_utils" / "labgrader" / "vocabulary.py"
-    spec = importlib.util.spec_from_file_location("labgrader_vocabulary", path)
+    path = Path(__file__).resolve().parents[1] / "module_utils" / "labgrader" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"labgrader_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-vocabulary = _load_vocabulary()
+vocabulary = _load_labgrader("vocabulary")
+printable = _load_labgrader("printable").printable
 ACTION = "grade_report"
 # symbol -> colour; the ASCII symbols of grade_report's `ascii` option are left uncoloured
 COLORS = {vocabulary.SYMBOLS[status]: color for status, color in vocabulary.COLORS.items()}
@@ -117,5 +121,8 @@ class CallbackModule(CallbackBase):
         except Exception:  # never break a grading run over a report line  # noqa: BLE001
             return
         for matrix in found:
+            # the matrix is built of printable text; this holds whatever module produced the result
+            # (an escape sequence in it would reach the instructor's terminal)
+            matrix = printable(matrix)
             text = colorize_matrix(matrix) if self._colorize_enabled() else matrix
             self._display.display("\n" + text)

@@ -568,7 +568,54 @@ def test_matrix_strips_terminal_escapes():
                 "error": {"kind": "health", "message": "api \x1b[2J\x1b]0;pwned\x07 down\u202e\nnext"}}]
     matrix = build(records)["matrix"]
     assert "\x1b" not in matrix and "\x07" not in matrix and "\u202e" not in matrix
-    assert "evil  ! environment unhealthy: api ?[2J?]0;pwned? down? next" in matrix
+    # the same visible escapes as every other format (printable.py), the line break a space
+    assert "evil  ! environment unhealthy: api \\x1b[2J\\x1b]0;pwned\\x07 down\\u202e next" in matrix
+
+
+BIDI = "ok\u202egnp.exe \u2066x\u2069 \x9b31m \x01 \r over \ud800"
+BIDI_SHOWN = "ok\\u202egnp.exe \\u2066x\\u2069 \\x9b31m \\x01 \\x0d over \\ud800"
+BIDI_RAW = ("\u202e", "\u2066", "\u2069", "\x9b", "\x01", "\ud800")
+
+
+def bidi_contents():
+    """Every report file of a class whose records carry bidi overrides, C1 and C0 controls, a CR and a
+    lone surrogate in a host name, a lab id, a step title, a check id, a message, found and a hint."""
+    step = [check("cgoa-ci", 2, "p" + BIDI, "FAIL", {BIDI: 1}, BIDI, BIDI, BIDI, "rbac_allows")]
+    records = [record("learner" + BIDI, "en", {"cgoa-ci": cgoa(step2=step), "lab" + BIDI: capa()}),
+               {"host": "evil", "state": "error", "error": {"kind": "health", "message": BIDI}}]
+    records[0]["labs"]["cgoa-ci"]["steps"][0]["title"] = BIDI
+    built = build(records)
+    return {**built["contents"], "matrix": built["matrix"]}
+
+
+def test_no_format_carries_a_bidi_override_or_control_character():
+    contents = bidi_contents()
+    assert len(contents) == 7  # grades.json, .csv, junit.xml, index.html, the matrix and two learner texts
+    for name, text in contents.items():
+        assert (name, [ch for ch in BIDI_RAW if ch in text]) == (name, [])
+        assert (name, "\r" in text.replace("\r\n", "")) == (name, False)  # the CSV's own line ends are CRLF
+        text.encode("utf-8")  # a lone surrogate would make the file unwritable
+
+
+def test_every_format_shows_the_characters_as_the_same_escapes():
+    contents = bidi_contents()
+    grades = json.loads(contents["grades.json"])
+    assert grades["hosts"][1]["host"] == "learner" + BIDI_SHOWN
+    (failing,) = [r for r in grades["records"] if r["status"] == "FAIL"]
+    assert (failing["check"], failing["message"], failing["found"], failing["hint"]) == (
+        f"cgoa-ci.2.p{BIDI_SHOWN}", BIDI_SHOWN, BIDI_SHOWN, BIDI_SHOWN)
+    assert failing["expected"] == {BIDI_SHOWN: 1}
+    assert grades["hosts"][1]["labs"]["cgoa-ci"]["steps"][0]["title"] == BIDI_SHOWN
+    assert "lab" + BIDI_SHOWN in grades["hosts"][1]["labs"]
+    root = ET.fromstring(contents["junit.xml"])
+    failure = root.find(f"testsuite/testcase[@name='cgoa-ci.2.p{BIDI_SHOWN}']/failure")
+    assert failure.get("message") == BIDI_SHOWN
+    assert BIDI_SHOWN in contents["grades.csv"].split("\r\n")[2]
+    data = page_json(contents["index.html"], "data")
+    assert [row[2] for row in data["rows"] if row[1] == "FAIL"] == [BIDI_SHOWN]
+    assert "learner" + BIDI_SHOWN in [host["n"] for host in data["hosts"]]
+    assert f'<th class="host" scope="row">learner{BIDI_SHOWN}' in contents["index.html"]
+    assert f"! environment unhealthy: {BIDI_SHOWN[:40]}" in contents["matrix"]  # cut at 100 columns
 
 
 def test_matrix_fits_100_columns_for_a_real_class():

@@ -26,7 +26,8 @@ import xml.etree.ElementTree as ET
 
 from ansible.module_utils.labgrader import i18n
 from ansible.module_utils.labgrader.labs import LABS  # also registers every lab's messages in i18n
-from ansible.module_utils.labgrader.limits import BOUND_DEPTH, BOUND_ITEMS, BOUND_NODES, BOUND_STRING, bound
+from ansible.module_utils.labgrader.limits import BOUND_DEPTH, BOUND_ITEMS, BOUND_NODES, BOUND_STRING, bound, scrub_value
+from ansible.module_utils.labgrader.printable import printable, printable_value
 from ansible.module_utils.labgrader.vocabulary import (
     ASCII_SYMBOLS,
     ERROR,
@@ -763,19 +764,13 @@ def grades_json(grades):
 # ---------------------------------------------------------------------------------------------
 # junit.xml
 
-_XML_INVALID = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
 def xml_safe(value, limit=None):
-    """Text XML 1.0 can hold: characters it forbids become visible \\xNN / \\uNNNN escapes."""
+    """Text XML 1.0 can hold, cut to `limit` characters: printable() escapes every character XML
+    forbids (C0 controls, lone surrogates, U+FFFE/U+FFFF) with the rest it neutralises."""
     text = _text(value)
     if limit and len(text) > limit:
         text = text[:limit] + "..."
-
-    def esc(match):
-        code = ord(match.group())
-        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-    return _XML_INVALID.sub(esc, text)
+    return printable(text)
 
 
 def _check_body(check):
@@ -848,13 +843,9 @@ def build_junit(hosts, generated_at):
 # ---------------------------------------------------------------------------------------------
 # terminal matrix
 
-_TERM_UNSAFE = re.compile("[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
-
-
 def term_safe(value):
-    """One line of text a terminal shows as is: no escape sequences, no bidi tricks."""
-    text = re.sub(r"\s+", " ", _text(value)).strip()
-    return _TERM_UNSAFE.sub("?", text)
+    """One line of text a terminal shows as is: no escape sequences, no bidi tricks (printable())."""
+    return re.sub(r"\s+", " ", printable(_text(value))).strip()
 
 
 def display_width(text):
@@ -1737,6 +1728,14 @@ def build_learner_text(host, generated_at):
 # everything at once, the reader of the previous run and the one function that writes
 
 
+def shown(value):
+    """Normalised records as every report format may show them: secrets that have a shape (a
+    private key, a JWT, a URL's password, a Bearer value) redacted once more here -- a result is
+    only the VM's word -- and every control, bidi and invisible character made visible
+    (printable.py), once for all formats."""
+    return printable_value(scrub_value(value))
+
+
 def build_report(records, hosts=None, lang="en", now=None, report_dir="", ascii_only=False, title="",
                  class_hosts=None, previous=None, enrolled=None):
     """All report contents for one run, as strings and summaries (nothing is written).
@@ -1748,7 +1747,8 @@ def build_report(records, hosts=None, lang="en", now=None, report_dir="", ascii_
     """
     now = now or datetime.datetime.now(UTC)
     generated_at = iso_utc(now)
-    graded = normalize_records(records, hosts, enrolled)
+    graded = shown(normalize_records(records, hosts, enrolled))
+    previous = shown(previous)  # written by an earlier version, maybe before shown() existed
     for host in graded:
         host["graded_at"] = generated_at
     graded_names = [str(h) for h in hosts or []] or [h["host"] for h in graded]
