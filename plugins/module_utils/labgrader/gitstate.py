@@ -13,7 +13,9 @@ git would read (HEAD, config, packed-refs, refs, commondir, objects/info/alterna
   refusal, not a hang.
 
 Anything hostile makes the repo `unreadable` with a detail naming the reason
-("packed-refs is a FIFO"); the lab FAILs the checks that need the repo.
+("packed-refs is a FIFO"); the lab FAILs the checks that need the repo. A read that the grader's
+own deadline (the lab's share of the module's time budget) cut short is `out_of_time` instead:
+whatever the repo holds, the grader did not give git its GIT_TIMEOUT, so the checks are ERROR.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ MAX_REF_BYTES = 4096
 MAX_PACKED_REFS_BYTES = 4 * 1024 * 1024
 MAX_BRANCHES = 1000
 GIT_TIMEOUT = 20.0  # wall clock for all git processes reading one repo
+OUT_OF_TIME = "out_of_time"  # the problem of a read cut short by the grader's deadline, not by the repo
 GIT_MEMORY_BYTES = 1024 * 1024 * 1024
 SHA = re.compile(r"^[0-9a-f]{40}$")
 # The environment of every git process: no system or global config (a learner's aliases,
@@ -64,7 +67,7 @@ class RepoState:
 
     def __init__(self, path, problem=None, detail=""):
         self.path = path
-        self.problem = problem  # None, missing, not_a_repo, not_bare, no_branch, unreadable
+        self.problem = problem  # None, missing, not_a_repo, not_bare, no_branch, unreadable, OUT_OF_TIME
         self.detail = detail
         self.branch = None
         self.branches = []
@@ -98,6 +101,11 @@ class RepoState:
 
 class Unreadable(Exception):
     """The repo cannot be read; the text names why."""
+
+
+class DeadlinePassed(Exception):
+    """The grader's deadline ended the read before git's own GIT_TIMEOUT: not the repo's doing.
+    The text names the git command that was cut short."""
 
 
 def _read_ref_file(path, name, max_bytes=MAX_REF_BYTES):
@@ -191,20 +199,28 @@ def _private_git_dir(path):
 
 
 class _Git:
-    """git against the private GIT_DIR, all processes sharing one deadline."""
+    """git against the private GIT_DIR, all processes sharing one deadline: `timeout` seconds
+    from now (git's own limit, which a hostile repo may exhaust) or the grader's `deadline` (a
+    time.monotonic() value), whichever comes first."""
 
-    def __init__(self, git_dir, timeout):
+    def __init__(self, git_dir, timeout, deadline=None):
         self.env = dict(HARDENED_GIT_ENV, GIT_DIR=git_dir, HOME=git_dir, PATH=os.environ.get("PATH", "/usr/bin:/bin"))
         self.timeout = timeout
-        self.deadline = time.monotonic() + timeout
+        own_deadline = time.monotonic() + timeout
+        self.graders_deadline_first = deadline is not None and deadline < own_deadline
+        self.deadline = deadline if self.graders_deadline_first else own_deadline
 
     def run(self, args, stdin=b"", max_output=8 * 1024 * 1024):
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
+            if self.graders_deadline_first:
+                raise DeadlinePassed(f"git {args[0]}")
             raise Unreadable(f"reading it took more than {self.timeout:g} s")
         result = run_bounded(["git", *args], cwd=self.env["GIT_DIR"], env=self.env, timeout=remaining,
                              max_output=max_output, stdin=stdin, memory_bytes=GIT_MEMORY_BYTES)
         if result.timed_out:
+            if self.graders_deadline_first:
+                raise DeadlinePassed(f"git {args[0]}")
             raise Unreadable(f"git {args[0]} did not finish within {self.timeout:g} s "
                              "(a FIFO or a huge object among its objects?)")
         if result.truncated:
@@ -215,10 +231,11 @@ class _Git:
         return result.stdout
 
 
-def collect_repo(path, branch="main", prefixes=(), tracked_paths=(), timeout=GIT_TIMEOUT):
+def collect_repo(path, branch="main", prefixes=(), tracked_paths=(), timeout=GIT_TIMEOUT, deadline=None):
     """Snapshot `branch` of the bare repo at `path`: commits reachable from it (all of them, at
     most MAX_COMMITS), the text of files under `prefixes` at its head, and the text of
-    `tracked_paths` in every commit. Bounded by `timeout` seconds of git in total."""
+    `tracked_paths` in every commit. Bounded by `timeout` seconds of git in total and by the
+    grader's `deadline` (a time.monotonic() value); a read the deadline cuts is OUT_OF_TIME."""
     state = RepoState(path)
     try:
         st = os.stat(path)  # the repo path itself may be a symlink (a learner's choice of disk)
@@ -248,7 +265,9 @@ def collect_repo(path, branch="main", prefixes=(), tracked_paths=(), timeout=GIT
             state.detail = ", ".join(state.branches[:20]) or "(no branches)"
             return state
         private = _private_git_dir(path)
-        _read_branch(_Git(private, timeout), state, branch, head, prefixes, tracked_paths)
+        _read_branch(_Git(private, timeout, deadline), state, branch, head, prefixes, tracked_paths)
+    except DeadlinePassed as exc:
+        state.problem, state.detail = OUT_OF_TIME, str(exc)
     except Unreadable as exc:
         state.problem, state.detail = "unreadable", str(exc)
     except OSError as exc:
