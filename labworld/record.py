@@ -387,6 +387,7 @@ def record(lab_ids: list[str], kubeconfig: str, site_options: dict, api_timeout:
     """A world (a mapping ready for YAML) of what grading `lab_ids` on this machine reads."""
     grader()
     from ansible.module_utils.labgrader.collect import Site, collector
+    from ansible.module_utils.labgrader.grading import OutOfTime, lab_budgets
     from ansible.module_utils.labgrader.labs import LABS
     from ansible.module_utils.labgrader.settings import unknown_lab_message
     unknown = [lab_id for lab_id in lab_ids if lab_id not in LABS]
@@ -400,9 +401,9 @@ def record(lab_ids: list[str], kubeconfig: str, site_options: dict, api_timeout:
     admin_values(templater, kubeconfig, site.k3s_kubeconfig)
     recording = Recording(templater, max_bytes)
     repos, objects, reviews, probes, cluster = {}, {}, [], {}, {}
-    for lab_id in dict.fromkeys(lab_ids):
-        lab, reads = LABS[lab_id], LABS[lab_id].reads
-        state = collector(lab, site, kubeconfig, api_timeout, max_bytes, deadline)()
+    for lab, budget in lab_budgets([LABS[lab_id] for lab_id in dict.fromkeys(lab_ids)], time_budget, deadline):
+        lab_id, reads = lab.id, lab.reads
+        state = collector(lab, site, kubeconfig, api_timeout, max_bytes, budget)()
         if state.cluster.problem == "kubeconfig":
             raise WorldError(f"kubeconfig: {state.cluster.detail}")
         workspace = f"root/{lab.id}"
@@ -412,7 +413,10 @@ def record(lab_ids: list[str], kubeconfig: str, site_options: dict, api_timeout:
             name = reads.repo.name
             if name in repos:
                 raise WorldError(f"labs {' and '.join(lab_ids)} both read the bare repo {name}")
-            spec = repo_spec(state.repo, recording)
+            try:
+                spec = repo_spec(state.repo, recording)
+            except OutOfTime:
+                raise WorldError(f"{lab_id}: the time budget ran out before {state.bare_path} was read") from None
             if spec is not None:
                 repos[name] = spec
                 for relpath in reads.repo.files:

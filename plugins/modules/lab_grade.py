@@ -77,6 +77,11 @@ options:
       - Seconds the whole call may take - health gate, every lab's reads, probes and settling.
         Keep it below the task timeout (C(grade_task_timeout), 300 by default) so that the module
         ends with its findings instead of being killed.
+      - Each enrolled lab gets its own share, that no other lab can spend - the time left when its
+        turn comes, split evenly among it and the labs after it, so a lab's unused time passes on.
+        A lab's probes may use a declared part of that share (three quarters by default).
+      - What the share's end cuts short (a git read, the API reads, a probe run) is ERROR - "the
+        grader ran out of time for lab ... before it could ...", never the learner's FAIL.
     type: float
     default: 240
 attributes:

@@ -1,6 +1,7 @@
 """The probes of cgoa-ci run the learner's real scripts (here on a fixture world, no API server
 needed): a validate.sh that hangs, forks a daemon, floods its output or reads stdin ends as a FAIL
-within the module's deadline, leaves no process behind, and the bare repo is never written."""
+at its own timeout (SCRIPT_TIMEOUT, made 1 s here), leaves no process behind, and the bare repo
+is never written."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ import subprocess
 import time
 
 import pytest
+from ansible.module_utils.labgrader.checks import probes
 from ansible.module_utils.labgrader.collect import Site, collector
-from ansible.module_utils.labgrader.labs import LABS
+from ansible.module_utils.labgrader.grading import LabBudget
+from ansible.module_utils.labgrader.labs import LABS, cgoa_ci
 
 LAB = LABS["cgoa-ci"]
 
@@ -23,10 +26,11 @@ SCRIPTS = {
 }
 
 
-def grade_with(host, deadline_seconds):
+def grade_with(host, budget_seconds):
     site = Site(bare_root=str(host / "srv" / "bare"), workspace_root=str(host / "root"),
                 k3s_kubeconfig=str(host / "kubeconfig"))
-    collect = collector(LAB, site, str(host / "kubeconfig"), timeout=5, deadline=time.monotonic() + deadline_seconds)
+    collect = collector(LAB, site, str(host / "kubeconfig"), timeout=5,
+                        budget=LabBudget(LAB, budget_seconds, budget_seconds))
     state = collect()
     return {c["check"]: c for c in LAB.judge(state, "en")}
 
@@ -37,15 +41,17 @@ def refs_and_objects(bare):
 
 
 @pytest.mark.parametrize("behaviour", list(SCRIPTS))
-def test_a_hostile_validate_sh_is_a_bounded_fail(fake_api, behaviour):
+def test_a_hostile_validate_sh_is_a_bounded_fail(fake_api, monkeypatch, behaviour):
+    monkeypatch.setattr(probes, "SCRIPT_TIMEOUT", 1.0)  # each run's own timeout, not the grader's deadline
+    monkeypatch.setattr(cgoa_ci, "SCRIPT_TIMEOUT", 1.0)
     host = fake_api.world("cgoa-ci/golden.yaml")
     (host / "probes.json").unlink()  # run the probes for real
     script = host / "root" / "cgoa-ci" / "validate.sh"
     script.write_text(SCRIPTS[behaviour])
     before = refs_and_objects(host / "srv" / "bare" / "ci.git")
     started = time.monotonic()
-    checks = grade_with(host, 6)
-    assert time.monotonic() - started < 120  # a 6 s deadline; the scripts would run 600 s (slack for a loaded CI)
+    checks = grade_with(host, 30)
+    assert time.monotonic() - started < 120  # eight 1 s runs; the scripts would run 600 s (slack for a loaded CI)
     valid = checks["cgoa-ci.4.validate-accepts-valid"]
     if behaviour == "reads stdin":  # stdin is closed: cat ends at once; it just validates nothing
         assert (valid["status"], valid["message"]) == ("PASS", "validate.sh accepts a valid Deployment: exit code 0")

@@ -12,9 +12,16 @@ import os
 import stat
 import time
 
-from ansible.module_utils.labgrader.gitstate import GIT_TIMEOUT, collect_clone, collect_repo, read_refs
-from ansible.module_utils.labgrader.grading import ClusterView, Declared, LabState
-from ansible.module_utils.labgrader.kubestate import DEADLINE_TIMEOUTS, ClusterError, collect_cluster, load_kubeconfig
+from ansible.module_utils.labgrader import i18n
+from ansible.module_utils.labgrader.gitstate import GIT_TIMEOUT, OUT_OF_TIME, collect_clone, collect_repo, read_refs
+from ansible.module_utils.labgrader.grading import ClusterView, Declared, LabBudget, LabState, OutOfTime
+from ansible.module_utils.labgrader.kubestate import (
+    DEADLINE_TIMEOUTS,
+    ClusterError,
+    ClusterState,
+    collect_cluster,
+    load_kubeconfig,
+)
 from ansible.module_utils.labgrader.limits import Refused, read_regular, scrub
 from ansible.module_utils.labgrader.workspace import FileRead, read_json, read_text, read_yaml_documents
 
@@ -83,11 +90,15 @@ class Reads:
     - reviews(site, files): {name: (path, body)}, SubjectAccessReview/TokenReview questions;
     - probes(context): {name: JSON-able result}; active probes of the learner's scripts (and
       reads of the grader's own environment), run once per module call (they do not change
-      while Argo CD converges) and only on temp copies; replayed from a recording in fixtures.
+      while Argo CD converges) and only on temp copies; replayed from a recording in fixtures;
+    - probe_part: the part of the lab's time share its probes may use (context.remaining()
+      counts down to its end); the rest is kept for the reads after them and for settling.
     """
 
     def __init__(self, json_files=(), yaml_files=(), text_files=(), kubeconfig_files=(), repo=None, clone=None,
-                 clone_refs=(), api=None, reviews=None, probes=None):
+                 clone_refs=(), api=None, reviews=None, probes=None, probe_part=0.75):
+        if not 0 < probe_part <= 1:
+            raise ValueError(f"probe_part must be more than 0 and at most 1, got {probe_part}")
         self.json_files = tuple(json_files)
         self.yaml_files = tuple(yaml_files)
         self.text_files = tuple(text_files)
@@ -98,6 +109,7 @@ class Reads:
         self.api = api or (lambda site: {})
         self.reviews = reviews or (lambda site, files: {})
         self.probes = probes
+        self.probe_part = probe_part
 
 
 class ScriptRead(FileRead):
@@ -171,7 +183,8 @@ def read_kubeconfig(root, relpath, max_bytes):
 
 class ProbeContext:
     """What a lab's probes may use: the site, the paths, the files already read, and the
-    module's deadline (a time.monotonic() value) that every probe must finish before."""
+    deadline (a time.monotonic() value) that every probe must finish before: the end of the
+    probes' part of the lab's time share (LabBudget.probe_deadline)."""
 
     def __init__(self, site, workspace, bare_path, files, kubeconfig, deadline):
         self.site = site
@@ -194,13 +207,14 @@ def recorded_probes(site, lab):
         return json.load(handle).get(lab.id)
 
 
-def collector(lab, site, kubeconfig, timeout=10.0, max_bytes=1024 * 1024, deadline=None):
+def collector(lab, site, kubeconfig, timeout=10.0, max_bytes=1024 * 1024, budget=None):
     """A function that reads `lab`'s declared state once per call (the runner calls it again
     while Argo CD converges); probes run on the first call only, before the API reads, so that
     the reads see what the probes left (nothing, if the learner's scripts behave). Each call's
-    API reads get DEADLINE_TIMEOUTS x `timeout` seconds, and nothing runs past the module's
-    `deadline` (a time.monotonic() value; default 10 minutes from now)."""
-    deadline = time.monotonic() + 600 if deadline is None else deadline
+    API reads get DEADLINE_TIMEOUTS x `timeout` seconds, and nothing runs past the lab's
+    `budget` (a grading.LabBudget; default 10 minutes from now); the probes end at its
+    probe_deadline. A read the budget cut short is OUT_OF_TIME, which its checks judge ERROR."""
+    budget = LabBudget(lab, 600.0, 600.0) if budget is None else budget
     reads = lab.reads
     workspace = site.workspace(lab)
     bare_path = site.bare_path(reads.repo.name) if reads.repo else None
@@ -209,6 +223,7 @@ def collector(lab, site, kubeconfig, timeout=10.0, max_bytes=1024 * 1024, deadli
     probed = []
 
     def collect():
+        started = time.monotonic()
         files = Declared()
         files.update({name: read_json(workspace, name, max_bytes) for name in reads.json_files})
         files.update({name: read_yaml_documents(workspace, name, max_bytes) for name in reads.yaml_files})
@@ -216,21 +231,43 @@ def collector(lab, site, kubeconfig, timeout=10.0, max_bytes=1024 * 1024, deadli
         files.update({name: read_kubeconfig(workspace, name, max_bytes) for name in reads.kubeconfig_files})
         repo = clone = clone_refs = None
         if reads.repo:
-            repo = collect_repo(bare_path, "main", reads.repo.prefixes, reads.repo.tracked_paths,
-                                timeout=max(0.1, min(GIT_TIMEOUT, deadline - time.monotonic())))
+            repo = collect_repo(bare_path, "main", reads.repo.prefixes, reads.repo.tracked_paths, timeout=GIT_TIMEOUT,
+                                deadline=budget.deadline)
             files.update({name: read_hook(bare_path, name, max_bytes) for name in reads.repo.files})
         if reads.clone:
             clone = collect_clone(os.path.join(workspace, reads.clone))
             clone_refs = read_refs(os.path.join(workspace, reads.clone, ".git"), reads.clone_refs)
+        probe_seconds = 0.0
         if reads.probes and not probed:
             probed.append(True)
-            context = ProbeContext(site, workspace, bare_path, files, kubeconfig, deadline)
+            probes_started = time.monotonic()
+            context = ProbeContext(site, workspace, bare_path, files, kubeconfig, budget.probe_deadline)
             recorded = recorded_probes(site, lab)
             probes.update(recorded if recorded is not None else reads.probes(context))
+            probe_seconds = time.monotonic() - probes_started
         reviews = reads.reviews(site, files)
-        api_deadline = min(deadline, time.monotonic() + DEADLINE_TIMEOUTS * timeout)
-        snapshot = collect_cluster(kubeconfig, api_reads, timeout, deadline=api_deadline, reviews=reviews)
+        snapshot = read_cluster(kubeconfig, api_reads, timeout, budget, reviews)
         cluster = ClusterView(snapshot, list(api_reads) + list(reviews))
-        return LabState(site, workspace, bare_path, files, repo, clone, cluster, probes, clone_refs=clone_refs)
+        return LabState(site, workspace, bare_path, files, repo, clone, cluster, probes, clone_refs=clone_refs,
+                        budget=budget, read_seconds=time.monotonic() - started - probe_seconds)
 
     return collect
+
+
+def read_cluster(kubeconfig, api_reads, timeout, budget, reviews):
+    """collect_cluster within DEADLINE_TIMEOUTS x `timeout` and the lab's budget. A collection
+    that the budget ended (not the API server, nor its own DEADLINE_TIMEOUTS) is OUT_OF_TIME,
+    its detail the English message that says so."""
+    own_deadline = time.monotonic() + DEADLINE_TIMEOUTS * timeout
+    if budget.remaining() <= 0:
+        return cluster_out_of_time(ClusterState(), budget)
+    snapshot = collect_cluster(kubeconfig, api_reads, timeout, deadline=min(own_deadline, budget.deadline),
+                               reviews=reviews)
+    cut_by_budget = snapshot.problem == "unreachable" and budget.deadline < own_deadline and budget.remaining() <= 0
+    return cluster_out_of_time(snapshot, budget) if cut_by_budget else snapshot
+
+
+def cluster_out_of_time(snapshot, budget):
+    verdict = budget.verdict(OutOfTime("phrase_read_cluster"))
+    detail = i18n.message(verdict.key, verdict.params, "en")
+    return ClusterState(snapshot.reads, OUT_OF_TIME, detail, snapshot.requests, snapshot.seconds)

@@ -6,6 +6,8 @@ Contracts that fail loudly (docs/adding-a-lab.md):
   becomes an ERROR ("grader failed on this check"), never a learner FAIL;
 - a check that touches cluster data while the cluster could not be read raises
   `ClusterUnreadable` and becomes ERROR by construction: no per-check flag to forget;
+- a check that touches a read or a probe run that the lab's time ran out for raises `OutOfTime`
+  and becomes ERROR the same way, worded as the grader's deadline, never as the learner's doing;
 - judging and rendering run inside one guard per check: a grader bug hides no other check.
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 import time
 
 from ansible.module_utils.labgrader import i18n
+from ansible.module_utils.labgrader.gitstate import OUT_OF_TIME
 from ansible.module_utils.labgrader.limits import bound, scrub, scrub_value
 from ansible.module_utils.labgrader.result import ERROR, FAIL, PENDING, errored, summarize, worst
 
@@ -27,6 +30,65 @@ class UndeclaredRead(KeyError):
 
 class ClusterUnreadable(Exception):
     """A check touched cluster data although the cluster could not be read."""
+
+
+class OutOfTime(Exception):
+    """A check touched a read or a probe run that the grader's own deadline cut short (the lab's
+    share of the module's time budget, or its probes' part of it). `task_key` names the phrase
+    (in i18n.MESSAGES) saying what the grader could not finish; `params` fill it."""
+
+    def __init__(self, task_key, probes=False, **params):
+        super().__init__(task_key)
+        self.task_key = task_key
+        self.probes = probes
+        self.params = params
+
+
+class LabBudget:
+    """One lab's share of the module's time budget: `share` seconds from `started` (a
+    time.monotonic() value, default now) that no other lab can spend. The lab's probes may use
+    the first `probe_part` of it (its Reads declare it); the rest is kept for its reads and
+    settling. `total` is the module's whole budget, for messages."""
+
+    def __init__(self, lab, share, total, started=None):
+        self.lab_id = lab.id
+        self.share = share
+        self.total = total
+        self.probe_share = share * lab.reads.probe_part
+        self.started = time.monotonic() if started is None else started
+        self.deadline = self.started + share
+        self.probe_deadline = self.started + self.probe_share
+
+    def remaining(self):
+        return self.deadline - time.monotonic()
+
+    def verdict(self, cut):
+        """The ERROR of a check that touched what the deadline cut (an OutOfTime)."""
+        params = {"lab": self.lab_id, "share": seconds_text(self.share), "budget": seconds_text(self.total),
+                  "task_key": cut.task_key, **cut.params}
+        if cut.probes:
+            return errored("grader_probes_out_of_time", probe_share=seconds_text(self.probe_share), **params)
+        return errored("grader_out_of_time", **params)
+
+
+def cut_checks(checks):
+    """The ids of the rendered checks that the lab's deadline cut short."""
+    return {c["check"] for c in checks if c["message_key"] in ("grader_out_of_time", "grader_probes_out_of_time")}
+
+
+def seconds_text(value):
+    """Seconds as a message shows them: 120, 1.5 (a tenth is the clock's useful precision here)."""
+    return f"{round(value, 1):g}"
+
+
+def lab_budgets(labs, total, deadline):
+    """(lab, LabBudget) for each lab in turn: when a lab's turn comes it gets an even split of
+    the time left until `deadline` among itself and the labs after it. A lab's unused time thus
+    passes on to the labs after it, and a lab can never take theirs (its share ends first).
+    A generator: the next share is computed only when the previous lab is done."""
+    labs = list(labs)
+    for index, lab in enumerate(labs):
+        yield lab, LabBudget(lab, max(0.0, (deadline - time.monotonic()) / (len(labs) - index)), total)
 
 
 class Declared(dict):
@@ -63,6 +125,8 @@ class ClusterView:
     def _answer(self, name):
         if name not in self._declared:
             raise UndeclaredRead(name)
+        if self.snapshot.problem == OUT_OF_TIME:
+            raise OutOfTime("phrase_read_cluster")
         if not self.snapshot.ok:
             raise ClusterUnreadable(name)
         return self.snapshot.reads.get(name)
@@ -82,19 +146,30 @@ class ClusterView:
 
 
 class LabState:
-    """Everything a lab's checks may look at, collected once per attempt."""
+    """Everything a lab's checks may look at, collected once per attempt. `budget` is the lab's
+    LabBudget; `read_seconds` what this collection took besides the probes."""
 
-    def __init__(self, site, workspace, bare_path, files, repo, clone, cluster, probes, now=None, clone_refs=None):
+    def __init__(self, site, workspace, bare_path, files, repo, clone, cluster, probes, now=None, clone_refs=None,
+                 budget=None, read_seconds=0.0):
         self.site = site
         self.workspace = workspace
         self.bare_path = bare_path
         self.files = files  # Declared: name -> workspace.FileRead
-        self.repo = repo  # gitstate.RepoState of the lab's bare repository, or None
+        self._repo = repo  # gitstate.RepoState of the lab's bare repository, or None
         self.clone = clone  # gitstate.CloneState of the learner's clone, or None
         self.cluster = cluster  # ClusterView
         self.probes = probes  # Declared: name -> what the lab's probe returned
         self.clone_refs = clone_refs  # {full ref name: sha or None} of the clone, or {"error": why}
         self.now = time.time() if now is None else now
+        self.budget = budget
+        self.read_seconds = read_seconds
+
+    @property
+    def repo(self):
+        """The bare repository's RepoState; OutOfTime when the lab's time ran out reading it."""
+        if self._repo is not None and self._repo.problem == OUT_OF_TIME:
+            raise OutOfTime("phrase_read_repo", path=self._repo.path)
+        return self._repo
 
     def app(self, name):
         return self.cluster.find("applications", name)
@@ -177,6 +252,8 @@ def judge_one(lab_id, check, state, lang, site_params):
             verdict = check.function(state)
         except ClusterUnreadable:
             verdict = errored("cluster_unreadable", kind=state.cluster.problem, detail=state.cluster.detail)
+        except OutOfTime as cut:
+            verdict = state.budget.verdict(cut)
         return render(lab_id, check, verdict, lang, site_params)
     except Exception as exc:  # a grader bug must not hide the other checks  # noqa: BLE001
         verdict = errored("grader_bug", detail=f"{type(exc).__name__}: {exc}"[:300])
@@ -211,20 +288,26 @@ def render(lab_id, check, verdict, lang, site_params):
 def grade(lab, collect, lang="en", settle_seconds=30.0, poll_seconds=5.0, sleep=time.sleep, clock=time.monotonic,
           deadline=None):
     """Collect and judge; while a check is PENDING (Argo CD still converging) and the settle
-    budget (and the module's `deadline`, a clock() value) allows, collect again. Reports the
-    state it finally saw."""
+    budget allows, collect again. The wait stays inside the lab's `deadline` (a clock() value,
+    its share of the module's budget): another reading starts only if, after the poll, there is
+    still the time the last reading took. Reports the last state it saw whole: a re-reading that
+    the deadline cut short where the reading before it was not does not replace that reading."""
     started = clock()
     attempts = 0
     api_requests = 0
+    state = checks = None
     while True:
-        state = collect()
+        reading = collect()
         attempts += 1
-        api_requests += state.cluster.requests
-        checks = lab.judge(state, lang)
+        api_requests += reading.cluster.requests
+        judged = lab.judge(reading, lang)
+        if checks is not None and cut_checks(judged) - cut_checks(checks):
+            break
+        state, checks = reading, judged
         waiting = any(c["status"] == PENDING for c in checks)
         if not waiting or clock() - started + poll_seconds > settle_seconds:
             break
-        if deadline is not None and clock() + poll_seconds >= deadline:
+        if deadline is not None and clock() + poll_seconds + state.read_seconds >= deadline:
             break
         sleep(poll_seconds)
     collected = {

@@ -174,6 +174,28 @@ MESSAGES = {
     "cluster_unreadable": ("the cluster could not be read ({kind}: {detail})",
                            "クラスターを読めませんでした({kind}: {detail})",
                            "클러스터를 읽을 수 없었습니다 ({kind}: {detail})"),
+    "grader_out_of_time": ("the grader ran out of time for lab {lab} (its {share} s share of the {budget} s budget) "
+                           "before it could {task}",
+                           "ラボ {lab} の採点時間(全体の {budget} 秒のうち、このラボの持ち分 {share} "
+                           "秒)が尽きたため、{task}ことができませんでした",
+                           "{lab} 랩의 채점 시간(전체 {budget}초 중 이 랩의 몫 {share}초)이 다 되어 {task} 수 "
+                           "없었습니다"),
+    "grader_probes_out_of_time": ("the grader ran out of time for the probes of lab {lab} ({probe_share} s of its "
+                                  "{share} s share of the {budget} s budget) before it could {task}",
+                                  "ラボ {lab} のプローブに使える時間(全体の {budget} 秒のうち、このラボの持ち分 "
+                                  "{share} 秒の中の {probe_share} 秒)が尽きたため、{task}ことができませんでした",
+                                  "{lab} 랩의 프로브에 쓸 수 있는 시간(전체 {budget}초 중 이 랩의 몫 {share}초 가운데 "
+                                  "{probe_share}초)이 다 되어 {task} 수 없었습니다"),
+    # What the grader could not finish in time: phrases inside the two messages above.
+    "phrase_read_repo": ("read the bare repository {path}",
+                         "ベアリポジトリ {path} を読む",
+                         "{path} 베어 저장소를 읽을"),
+    "phrase_read_cluster": ("read the cluster",
+                            "クラスターを読む",
+                            "클러스터를 읽을"),
+    "phrase_run_script": ("run {script} to the end",
+                          "{script} を最後まで実行する",
+                          "{script} 스크립트를 끝까지 실행할"),
     "grader_bug": ("the grader failed on this check: {detail}",
                    "このチェックの採点に失敗しました: {detail}",
                    "이 검사의 채점에 실패했습니다: {detail}"),
@@ -257,10 +279,11 @@ def message(key, params, lang):
         values["reason_text"] = message(reason, params, lang) if reason in MESSAGES else _text(reason)
     # A parameter `<name>_key` naming a catalogue entry (a `phrase_*` one: a piece of a sentence
     # such as what a probe checked) fills {<name>} in the learner's language, instead of English
-    # prose inside ja/ko messages.
+    # prose inside ja/ko messages; the phrase's own fields come from the same parameters.
+    phrase_params = {name: value for name, value in params.items() if not name.endswith("_key")}
     for name, value in params.items():
         if name.endswith("_key") and value in MESSAGES:
-            values[name[:-len("_key")]] = message(value, {}, lang)
+            values[name[:-len("_key")]] = message(value, phrase_params, lang)
     return pick(template, lang).format_map(values)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from ansible.module_utils.labgrader.collect import Site, collector
-from ansible.module_utils.labgrader.grading import grade
+from ansible.module_utils.labgrader.grading import grade, lab_budgets
 from ansible.module_utils.labgrader.health import check_health
 from ansible.module_utils.labgrader.i18n import LANGUAGES
 from ansible.module_utils.labgrader.labs import LABS
@@ -54,7 +54,9 @@ def option_problem(params):
 
 def grade_host(params):
     """{"state": "graded" | "error", "error", "health", "labs": {lab id: result}}. Everything ends
-    by one deadline, `time_budget` seconds from the start; a lab begun after it is ERROR."""
+    by one deadline, `time_budget` seconds from the start; after the health gate, each enrolled
+    lab gets its own share of what is left (grading.lab_budgets), so that one lab's slow probes
+    or reads cannot spend another's time."""
     deadline = time.monotonic() + params["time_budget"]
     health = None
     if params["health"]:
@@ -67,11 +69,11 @@ def grade_host(params):
     site = Site(params["argocd_namespace"], params["gitd_namespace"], params["bare_root"], params["workspace_root"],
                 params["k3s_kubeconfig"], params["probe_replay"])
     results = {}
-    for lab_id in dict.fromkeys(params["labs"]):
-        lab = LABS[lab_id]
-        collect = collector(lab, site, params["kubeconfig"], params["api_timeout"], params["max_file_bytes"], deadline)
-        results[lab_id] = grade(lab, collect, params["lang"], params["settle_timeout"], params["poll_interval"],
-                                deadline=deadline)
+    labs = [LABS[lab_id] for lab_id in dict.fromkeys(params["labs"])]
+    for lab, budget in lab_budgets(labs, params["time_budget"], deadline):
+        collect = collector(lab, site, params["kubeconfig"], params["api_timeout"], params["max_file_bytes"], budget)
+        results[lab.id] = grade(lab, collect, params["lang"], params["settle_timeout"], params["poll_interval"],
+                                deadline=budget.deadline)
     return {"state": "graded", "error": None, "health": health, "labs": results}
 
 
