@@ -39,33 +39,41 @@ CONFIG_KEPT_SECTIONS = ("extensions.", "receive.", "transfer.", "fsck.")
 
 
 class ProbeRun:
-    """One run of a learner's program: exit code, whether it was cut short, the end of its output."""
+    """One run of a learner's program: exit code, whether it was cut short, the end of its output.
+    `out_of_time`: it was cut short by the grader's deadline (the lab's probe time), which gave
+    it less than SCRIPT_TIMEOUT, not by its own SCRIPT_TIMEOUT; then the grader, not the
+    program, is why it did not finish."""
 
-    __slots__ = ("output", "returncode", "timed_out", "truncated")
+    __slots__ = ("out_of_time", "output", "returncode", "timed_out", "truncated")
 
-    def __init__(self, returncode, timed_out=False, truncated=False, output=""):
+    def __init__(self, returncode, timed_out=False, truncated=False, output="", out_of_time=False):
         self.returncode = returncode
         self.timed_out = timed_out
         self.truncated = truncated
         self.output = output
+        self.out_of_time = out_of_time
 
     @classmethod
-    def from_result(cls, result):
+    def from_result(cls, result, timeout=SCRIPT_TIMEOUT):
         text = (result.stdout + result.stderr).decode("utf-8", "replace")
-        return cls(result.returncode, result.timed_out, result.truncated, scrub(tail(text)))
+        return cls(result.returncode, result.timed_out, result.truncated, scrub(tail(text)),
+                   result.timed_out and timeout < SCRIPT_TIMEOUT)
 
     @classmethod
     def from_dict(cls, data):
         return cls(data.get("returncode"), bool(data.get("timed_out")), bool(data.get("truncated")),
-                   str(data.get("output") or ""))
+                   str(data.get("output") or ""), bool(data.get("out_of_time")))
 
     def as_dict(self):
         return {"returncode": self.returncode, "timed_out": self.timed_out, "truncated": self.truncated,
-                "output": self.output}
+                "output": self.output, "out_of_time": self.out_of_time}
 
     @property
     def succeeded(self):
         return self.returncode == 0 and not self.timed_out and not self.truncated
+
+
+NO_TIME_LEFT = ProbeRun(None, timed_out=True, out_of_time=True)  # not started: the probe time was over
 
 
 class ProbeUnavailable(Exception):
@@ -80,8 +88,11 @@ def tail(text, limit=SHOWN_OUTPUT_CHARS):
 
 def run_probe(sandbox, argv, cwd, env, timeout, layer=None):
     """Run a learner's program once in `sandbox`; never raises for what the program does
-    (SandboxUnavailable, the grader's own failure, goes up)."""
-    return ProbeRun.from_result(sandbox.run(argv, cwd, env, timeout, OUTPUT_BYTES, layer))
+    (SandboxUnavailable, the grader's own failure, goes up). With no `timeout` left it is not
+    started."""
+    if timeout <= 0:
+        return NO_TIME_LEFT
+    return ProbeRun.from_result(sandbox.run(argv, cwd, env, timeout, OUTPUT_BYTES, layer), timeout)
 
 
 def git(args, cwd=None, env=None, stdin=None):

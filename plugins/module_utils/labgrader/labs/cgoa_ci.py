@@ -55,7 +55,7 @@ from ansible.module_utils.labgrader.checks.probes import (
 )
 from ansible.module_utils.labgrader.collect import Reads, Repo, load_kubeconfig_data
 from ansible.module_utils.labgrader.facts import containers, dig, is_integer, typed_field
-from ansible.module_utils.labgrader.grading import Lab, Owned
+from ansible.module_utils.labgrader.grading import Lab, OutOfTime, Owned
 from ansible.module_utils.labgrader.kubestate import ClusterError
 from ansible.module_utils.labgrader.limits import Refused, load_yaml, read_regular
 from ansible.module_utils.labgrader.result import errored, failed, passed, pending
@@ -321,8 +321,9 @@ def referenced_files(kubeconfig):
 
 
 def probe_timeout(context):
-    """Each run gets SCRIPT_TIMEOUT seconds, less when the module's deadline is nearer."""
-    return max(0.5, min(SCRIPT_TIMEOUT, context.remaining()))
+    """Each run gets SCRIPT_TIMEOUT seconds, less when the lab's probe time ends sooner (none
+    once it is over: the run is then not started)."""
+    return max(0.0, min(SCRIPT_TIMEOUT, context.remaining()))
 
 
 def admin_cluster(path):
@@ -1196,13 +1197,16 @@ def probe_runs(state, probe, expected, script):
 
 def probe_verdict(state, probe, case, should_succeed, what_key, script, blocked_by=None):
     """The outcome of one probe run: a script that hangs or floods its output fails whatever it
-    was asked, and so does one that could not start. `what_key` names the phrase (in MESSAGES)
+    was asked, and so does one that could not start; a run the lab's probe time cut short is
+    the grader's ERROR (OutOfTime). `what_key` names the phrase (in MESSAGES)
     saying what the run checks."""
     what = MESSAGES[what_key][0]
     runs, verdict = probe_runs(state, probe, what, script)
     if verdict:
         return verdict
     run = ProbeRun.from_dict(runs[case])
+    if run.out_of_time:
+        raise OutOfTime("phrase_run_script", probes=True, script=script)
     if run.timed_out or run.truncated:
         return failed("probe_cut_short", expected=what, found=None, script=script, what_key=what_key,
                       reason_key="phrase_timed_out" if run.timed_out else "phrase_flooded")
