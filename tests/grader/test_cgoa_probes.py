@@ -101,3 +101,20 @@ def test_a_hook_that_git_would_run_is_graded_by_running_it(fake_api, kind):
     if kind == "a compiled gate":
         branch = checks["cgoa-ci.5.hook-accepts-other-branch"]
         assert branch["message"].startswith("pre-receive accepts a push to another branch, but exited with code 1")
+
+
+def test_setting_a_probe_up_past_the_probe_time_is_the_graders(tmp_path):
+    """Our own git commands that stage a probe stop at the lab's probe deadline and say so
+    (ProbeOutOfTime, judged ERROR), instead of running their own 30 s and blaming the repo."""
+    from ansible.module_utils.labgrader.checks.probes import ProbeOutOfTime, ProbeUnavailable, git
+
+    fifo = tmp_path / "config"
+    os.mkfifo(fifo)  # git blocks reading it: a slow step of ours
+    started = time.monotonic()
+    with pytest.raises(ProbeOutOfTime, match="git config"):
+        git(["config", "--file", str(fifo), "--list"], cwd=str(tmp_path), deadline=time.monotonic() + 1)
+    assert time.monotonic() - started < 10
+    with pytest.raises(ProbeOutOfTime):
+        git(["version"], deadline=time.monotonic() - 1)
+    with pytest.raises(ProbeUnavailable, match="git rev-parse failed"):
+        git(["rev-parse", "no-such-ref"], cwd=str(tmp_path), deadline=time.monotonic() + 20)

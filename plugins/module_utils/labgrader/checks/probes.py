@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 
 from ansible.module_utils.labgrader.limits import run_bounded, scrub
 from ansible.module_utils.labgrader.sandbox import SandboxUnavailable, TreeRefused
@@ -95,23 +96,33 @@ def run_probe(sandbox, argv, cwd, env, timeout, layer=None):
     return ProbeRun.from_result(sandbox.run(argv, cwd, env, timeout, OUTPUT_BYTES, layer), timeout)
 
 
-def git(args, cwd=None, env=None, stdin=None):
-    """Our own git command on the stage (never in the sandbox, never on the learner's files);
-    raises ProbeUnavailable when it fails."""
+class ProbeOutOfTime(Exception):
+    """The lab's probe time ended while the grader set a probe up: the grader's, not the learner's."""
+
+
+def git(args, cwd=None, env=None, stdin=None, deadline=None):
+    """Our own git command on the stage (never in the sandbox, never on the learner's files),
+    within GIT_TIMEOUT and the probes' `deadline` (a time.monotonic() value); raises
+    ProbeUnavailable when it fails, ProbeOutOfTime when the deadline cut it."""
+    timeout = GIT_TIMEOUT if deadline is None else min(GIT_TIMEOUT, deadline - time.monotonic())
+    if timeout <= 0:
+        raise ProbeOutOfTime(f"git {args[0]}")
     try:
         result = run_bounded(["git", "-c", "safe.directory=*", "-c", "core.hooksPath=/dev/null", *args], cwd=cwd,
-                             env={**GIT_ENV, "HOME": cwd or "/", **(env or {})}, timeout=GIT_TIMEOUT,
+                             env={**GIT_ENV, "HOME": cwd or "/", **(env or {})}, timeout=timeout,
                              max_output=OUTPUT_BYTES, stdin=stdin if stdin is not None else b"",
                              memory_bytes=GIT_MEMORY_BYTES)
     except OSError as exc:
         raise SandboxUnavailable(f"git cannot run: {exc.strerror or exc}") from None
+    if result.timed_out and timeout < GIT_TIMEOUT:
+        raise ProbeOutOfTime(f"git {args[0]}")
     if not result.ok:
         detail = tail(result.stderr.decode("utf-8", "replace"), 200) or f"exit code {result.returncode}"
         raise ProbeUnavailable(f"git {args[0]} failed: {detail}")
     return result.stdout.decode("utf-8", "replace").strip()
 
 
-def stage_bare_repo(sandbox, bare_path, hook):
+def stage_bare_repo(sandbox, bare_path, hook, deadline=None):
     """A copy of the bare repository at its real path in `sandbox` that runs only `hook` (its
     file resolved if it is a link, kept if it is a compiled program: git runs either) and whose
     config holds only what decides a push. Raises ProbeUnavailable when it cannot be copied."""
@@ -127,7 +138,7 @@ def stage_bare_repo(sandbox, bare_path, hook):
     config = os.path.join(copy, "config")
     kept = []
     if os.path.isfile(config):
-        listed = git(["config", "--file", config, "--list", "-z"], cwd=copy)
+        listed = git(["config", "--file", config, "--list", "-z"], cwd=copy, deadline=deadline)
         for entry in filter(None, listed.split("\0")):
             key, _, value = entry.partition("\n")
             if key in CONFIG_KEPT or key.startswith(CONFIG_KEPT_SECTIONS):
@@ -136,46 +147,48 @@ def stage_bare_repo(sandbox, bare_path, hook):
     with open(config, "w", encoding="utf-8"):
         pass
     for key, value in kept or [("core.repositoryformatversion", "0"), ("core.bare", "true")]:
-        git(["config", "--file", config, "--add", key, value], cwd=copy)
+        git(["config", "--file", config, "--add", key, value], cwd=copy, deadline=deadline)
     return copy
 
 
-def last_author(repo, ref="refs/heads/main"):
+def last_author(repo, ref="refs/heads/main", deadline=None):
     """{GIT_AUTHOR_NAME, ..., GIT_COMMITTER_EMAIL} of the newest commit at `ref` of `repo`: the
     probe's commits are the learner's own as far as anyone can see."""
-    fields = git(["--git-dir", repo, "log", "-1", "--format=%an%x00%ae%x00%cn%x00%ce", ref], cwd=repo).split("\0")
+    fields = git(["--git-dir", repo, "log", "-1", "--format=%an%x00%ae%x00%cn%x00%ce", ref], cwd=repo,
+                 deadline=deadline).split("\0")
     names = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL")
     return dict(zip(names, (fields + [""] * 4)[:4], strict=True))
 
 
-def work_clone(sandbox, bare_path, real_path):
+def work_clone(sandbox, bare_path, real_path, deadline=None):
     """A clone of the staged bare copy at `real_path` in the stage (nothing checked out), its
     origin the bare repository's real path, as a CI job's clone would be. Returns its stage path."""
     staged = sandbox.make_dirs(real_path)
     templates = tempfile.mkdtemp()  # no sample hooks, no template of the machine's
     try:
         git(["clone", "--quiet", "--no-checkout", "--no-hardlinks", f"--template={templates}",
-             sandbox.staged(bare_path), staged], cwd=os.path.dirname(staged))
+             sandbox.staged(bare_path), staged], cwd=os.path.dirname(staged), deadline=deadline)
     finally:
         shutil.rmtree(templates, ignore_errors=True)
-    git(["remote", "set-url", "origin", bare_path], cwd=staged)
+    git(["remote", "set-url", "origin", bare_path], cwd=staged, deadline=deadline)
     return staged
 
 
-def commit_files(clone, branch, base, files, message, author):
+def commit_files(clone, branch, base, files, message, author, deadline=None):
     """Commit `files` ({path: text}) on top of `base` as local `branch` of `clone`, with git's
     plumbing only (a private index; nothing is checked out). Returns the commit id."""
     index = os.path.join(clone, ".git", "probe-index")
     env = {"GIT_INDEX_FILE": index, **author}
     try:
-        git(["read-tree", base], cwd=clone, env=env)
+        git(["read-tree", base], cwd=clone, env=env, deadline=deadline)
         for path, text in files.items():
-            blob = git(["hash-object", "-w", "--stdin"], cwd=clone, stdin=text.encode("utf-8"))
-            git(["update-index", "--add", "--cacheinfo", f"100644,{blob},{path}"], cwd=clone, env=env)
-        tree = git(["write-tree"], cwd=clone, env=env)
-        commit = git(["commit-tree", tree, "-p", base, "-m", message], cwd=clone, env=env)
+            blob = git(["hash-object", "-w", "--stdin"], cwd=clone, stdin=text.encode("utf-8"), deadline=deadline)
+            git(["update-index", "--add", "--cacheinfo", f"100644,{blob},{path}"], cwd=clone, env=env,
+                deadline=deadline)
+        tree = git(["write-tree"], cwd=clone, env=env, deadline=deadline)
+        commit = git(["commit-tree", tree, "-p", base, "-m", message], cwd=clone, env=env, deadline=deadline)
     finally:
         if os.path.exists(index):
             os.remove(index)
-    git(["update-ref", f"refs/heads/{branch}", commit], cwd=clone)
+    git(["update-ref", f"refs/heads/{branch}", commit], cwd=clone, deadline=deadline)
     return commit

@@ -43,7 +43,9 @@ from ansible.module_utils.labgrader.checks.git import (
 )
 from ansible.module_utils.labgrader.checks.kubeconfig import current_context, jwt_claims
 from ansible.module_utils.labgrader.checks.probes import (
+    NO_TIME_LEFT,
     SCRIPT_TIMEOUT,
+    ProbeOutOfTime,
     ProbeRun,
     ProbeUnavailable,
     commit_files,
@@ -208,6 +210,10 @@ def run_probes(context):
                 results["hook"] = not_run or hook_runs(sandbox, context, *pushes)
     except SandboxUnavailable as exc:
         results["error"] = str(exc)
+    except ProbeOutOfTime:  # setting the probes up took the lab's probe time: no run was judged
+        for probe, cases in (("validate", list(validate_cases())), ("hook", [c[0] for c in hook_cases("")])):
+            if "not_run" not in results.get(probe, {}):
+                results[probe] = {**{case: NO_TIME_LEFT.as_dict() for case in cases}, **results.get(probe, {})}
     return results
 
 
@@ -225,7 +231,7 @@ def stage_learner(sandbox, context):
         sandbox.stage_tree(context.workspace, skip=skip)
         for path in referenced_files(os.path.join(context.workspace, "ci-kubeconfig")):
             sandbox.stage_tree(path, skip=lambda _, data: any(secret in data for secret in withheld))
-        stage_bare_repo(sandbox, context.bare_path, HOOK)
+        stage_bare_repo(sandbox, context.bare_path, HOOK, context.deadline)
     except (TreeRefused, ProbeUnavailable) as exc:
         return {"not_run": f"the workspace {exc}" if isinstance(exc, TreeRefused) else str(exc)}
     return None
@@ -247,17 +253,17 @@ def stage_pushes(sandbox, context):
     local branch per push; or (None, {"not_run": why}) when main cannot be read."""
     try:
         clone_path = f"/tmp/{mktemp_name()}"
-        clone = work_clone(sandbox, context.bare_path, clone_path)
-        base = git(["rev-parse", "refs/remotes/origin/main"], cwd=clone)
-        author = last_author(sandbox.staged(context.bare_path))
+        clone = work_clone(sandbox, context.bare_path, clone_path, context.deadline)
+        base = git(["rev-parse", "refs/remotes/origin/main"], cwd=clone, deadline=context.deadline)
+        author = last_author(sandbox.staged(context.bare_path), deadline=context.deadline)
         cases = hook_cases(secrets.choice(FEATURE_BRANCHES))
         for _, branch, files, _ in cases:
             if files is not None:
-                commit_files(clone, branch, base, files, "web: update deploy/web.yaml", author)
+                commit_files(clone, branch, base, files, "web: update deploy/web.yaml", author, context.deadline)
         # git itself refuses to delete the branch HEAD names (receive.denyDeleteCurrent); the copy
         # lets it through so that only the learner's hook decides.
         git(["config", "--file", os.path.join(sandbox.staged(context.bare_path), "config"),
-             "receive.denyDeleteCurrent", "ignore"], cwd=clone)
+             "receive.denyDeleteCurrent", "ignore"], cwd=clone, deadline=context.deadline)
     except ProbeUnavailable as exc:
         return None, {"not_run": str(exc)}
     return (clone_path, cases), None
