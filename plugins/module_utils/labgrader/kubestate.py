@@ -14,6 +14,11 @@ kubernetes package's loader, imported only then (the import costs about 0.2 CPU-
 graded, docs/performance.md). The requests themselves go through http.client so that one
 deadline covers the whole collection: a watchdog shuts the socket down when it passes, however
 slowly a server trickles its answer, and no answer is read past MAX_ANSWER_BYTES.
+
+The current context's cluster and user are checked as a client would use them (a server URL
+that parses, for an https server a CA that is a PEM certificate and a client certificate and
+key that load together), so that a broken kubeconfig is one clear reason: an ERROR for the
+grader's own, a FAIL for a learner's (collect.read_kubeconfig), never a traceback.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import json
 import os
 import socket
 import ssl
+import tempfile
 import threading
 import time
 from urllib.parse import urlencode, urlsplit
@@ -78,6 +84,9 @@ def load_kubeconfig(path):
     config = documents[0] if documents else None
     if not isinstance(config, dict):
         raise ClusterError("kubeconfig", f"{path}: not a kubeconfig (no mapping)")
+    for key in ("clusters", "users", "contexts"):
+        if config.get(key) is not None and not isinstance(config[key], list):
+            raise ClusterError("kubeconfig", f"{path}: {key} is not a list")
     base = os.path.dirname(os.path.abspath(path))
     for entry in config.get("users") or []:
         user = entry.get("user") if isinstance(entry, dict) else None
@@ -111,7 +120,124 @@ def load_kubeconfig(path):
         if isinstance(cluster, dict):
             _checked_file(cluster, "certificate-authority", base,
                          f"{path}: cluster {str(entry.get('name'))[:60]!r}")
+    _check_current_context(config, path)
     return config
+
+
+def _check_current_context(config, path):
+    """The current context's cluster and user as a client would use them, or ClusterError with
+    the first reason they cannot be (a context that does not resolve is left to the loader,
+    or to the checks that compare a learner's kubeconfig)."""
+    context = _named(config.get("contexts"), config.get("current-context"), "context") or {}
+    cluster_name, user_name = context.get("cluster"), context.get("user")
+    cluster = _named(config.get("clusters"), cluster_name, "cluster")
+    if cluster is None:
+        return
+    where = f"{path}: cluster {str(cluster_name)[:60]!r}"
+    server = cluster.get("server")
+    if server is None or server == "":
+        raise ClusterError("kubeconfig", f"{where} has no server")
+    problem = server_problem(server)
+    if problem:
+        raise ClusterError("kubeconfig", f"{where}: {problem}")
+    if server_url(server).scheme != "https":
+        return  # the CA and a client certificate are used for https only (the kubernetes package)
+    problem = _ca_problem(cluster)
+    if problem:
+        raise ClusterError("kubeconfig", f"{where}: {problem}")
+    user = _named(config.get("users"), user_name, "user")
+    problem = _client_certificate_problem(user) if user is not None else None
+    if problem:
+        raise ClusterError("kubeconfig", f"{path}: user {str(user_name)[:60]!r}: {problem}")
+
+
+def server_url(server):
+    """urlsplit of a kubeconfig's server; one without a scheme is read as https://, as
+    client-go's DefaultServerURL does. ValueError for an unclosed [."""
+    return urlsplit(server if "://" in server else f"https://{server}")
+
+
+def server_problem(server):
+    """Why `server` is not a URL a client can connect to, or None."""
+    shown = repr(server)[:100] if isinstance(server, str) else repr(server)[:40]
+    if not isinstance(server, str):
+        return f"the server {shown} is not a URL"
+    if any(char.isspace() or not char.isprintable() for char in server):
+        return f"the server {shown} has a space or a control character"
+    try:
+        url = server_url(server)
+        url.port  # noqa: B018 - parses the port: ValueError for 'notaport' or 99999
+    except ValueError as exc:
+        return f"the server {shown} is not a URL ({exc})"
+    if not url.hostname:
+        return f"the server {shown} has no host"
+    return None
+
+
+def _pem(data):
+    """The PEM text of a base64 *-data value, or None when it is not base64 of ASCII text."""
+    try:
+        return base64.b64decode(str(data)).decode("ascii")
+    except ValueError:  # binascii.Error, UnicodeDecodeError
+        return None
+
+
+def _ca_problem(cluster):
+    """Why the cluster's CA (certificate-authority-data, else the certificate-authority file,
+    as client-go and the kubernetes package choose) cannot verify a server, or None."""
+    if cluster.get("certificate-authority-data"):  # empty: no CA (client-go's HasCA), the system's are used
+        name, pem = "certificate-authority-data", _pem(cluster["certificate-authority-data"])
+        if pem is None:
+            return f"{name} is not base64 of a PEM certificate"
+        source = {"cadata": pem}
+    elif cluster.get("certificate-authority"):
+        name = f"certificate-authority {cluster['certificate-authority']}"
+        source = {"cafile": cluster["certificate-authority"]}  # checked by _checked_file: a small regular file
+    else:
+        return None
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(**source)
+    except (ssl.SSLError, ValueError):
+        return f"{name} is not a PEM certificate"
+    return None
+
+
+def _client_certificate_problem(user):
+    """Why the user's client certificate and key cannot be used for TLS, or None (no client
+    certificate). -data values are loaded from files in a private temp directory, removed
+    at once: ssl loads a certificate chain from files only."""
+    cert_key = "client-certificate-data" if user.get("client-certificate-data") else "client-certificate"
+    key_key = "client-key-data" if user.get("client-key-data") else "client-key"
+    if not user.get(cert_key) and not user.get(key_key):
+        return None
+    if not user.get(cert_key):
+        return f"{key_key} is given without a client certificate"
+    if not user.get(key_key):
+        return f"{cert_key} is given without a client key"
+    with tempfile.TemporaryDirectory(prefix="labgrader-") as scratch:
+        paths = {}
+        for key in (cert_key, key_key):
+            if not key.endswith("-data"):
+                paths[key] = user[key]  # checked by _checked_file: a small regular file
+                continue
+            pem = _pem(user[key])
+            if pem is None:
+                return f"{key} is not base64 of PEM text"
+            paths[key] = os.path.join(scratch, key)
+            with open(os.open(paths[key], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
+                handle.write(pem)
+        try:
+            ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(cafile=paths[cert_key])
+        except (ssl.SSLError, ValueError):
+            return f"{cert_key} is not a PEM certificate"
+        try:
+            # an empty password: an encrypted key fails here instead of prompting on a terminal
+            ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_cert_chain(paths[cert_key], paths[key_key], password=b"")
+        except ssl.SSLError as exc:
+            if exc.reason == "KEY_VALUES_MISMATCH":
+                return f"{key_key} is not the key of {cert_key}"
+            return f"{key_key} is not an unencrypted PEM private key"
+    return None
 
 
 # The only POSTs: questions to the API server that store nothing (authorization.k8s.io
@@ -184,6 +310,22 @@ def loader_settings(config, kubeconfig):
                           configuration.cert_file, configuration.key_file, headers)
 
 
+def _tls_context(settings, kubeconfig):
+    """The ssl context of an https server, or ClusterError (load_kubeconfig has checked the
+    current context's CA and client certificate; this guards what the loader made of them)."""
+    try:
+        context = ssl.create_default_context(cafile=settings.ca_file, cadata=settings.ca_data)
+        if not settings.verify_ssl:
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+        if settings.cert_file:
+            context.load_cert_chain(settings.cert_file, settings.key_file, password=b"")
+    except (ssl.SSLError, OSError, ValueError) as exc:
+        raise ClusterError("kubeconfig", f"{kubeconfig}: its TLS settings cannot be loaded: "
+                                         f"{' '.join(str(exc).split())[:200]}") from None
+    return context
+
+
 class KubeReader:
     """A GET-only client with bounded timeouts and one deadline that counts its requests.
 
@@ -195,16 +337,18 @@ class KubeReader:
         config = load_kubeconfig(kubeconfig)
         settings = token_settings(config) or loader_settings(config, kubeconfig)
         self.host = settings.host
+        # load_kubeconfig checked the current context; the loader may have read another shape
+        problem = server_problem(settings.host)
+        if problem:
+            raise ClusterError("kubeconfig", f"{kubeconfig}: {problem}")
         url = urlsplit(settings.host)
-        self._scheme, self._netloc, self._prefix = url.scheme, url.netloc, url.path.rstrip("/")
-        self._context = None
-        if url.scheme == "https":
-            self._context = ssl.create_default_context(cafile=settings.ca_file, cadata=settings.ca_data)
-            if not settings.verify_ssl:
-                self._context.check_hostname = False
-                self._context.verify_mode = ssl.CERT_NONE
-            if settings.cert_file:
-                self._context.load_cert_chain(settings.cert_file, settings.key_file)
+        if url.scheme not in ("http", "https"):
+            raise ClusterError("kubeconfig", f"{kubeconfig}: the server {settings.host!r:.100} is not an http:// or "
+                                             "https:// URL")
+        # host and port given apart: http.client would read user:password@ or [::1] as a port
+        self._hostname, self._port = url.hostname, url.port or (443 if url.scheme == "https" else 80)
+        self._prefix = url.path.rstrip("/")
+        self._context = _tls_context(settings, kubeconfig) if url.scheme == "https" else None
         # scrub() redacts any Bearer/Basic value
         self._headers = {"Accept": "application/json", "User-Agent": "labgrader", **settings.headers}
         self.timeout = timeout
@@ -214,8 +358,8 @@ class KubeReader:
 
     def _connection(self, timeout):
         if self._context is not None:
-            return http.client.HTTPSConnection(self._netloc, timeout=timeout, context=self._context)
-        return http.client.HTTPConnection(self._netloc, timeout=timeout)
+            return http.client.HTTPSConnection(self._hostname, self._port, timeout=timeout, context=self._context)
+        return http.client.HTTPConnection(self._hostname, self._port, timeout=timeout)
 
     def get(self, path, query=None):
         """GET `path`; returns the decoded JSON, or None for 404."""
