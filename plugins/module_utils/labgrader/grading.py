@@ -6,6 +6,8 @@ Contracts that fail loudly (docs/adding-a-lab.md):
   becomes an ERROR ("grader failed on this check"), never a learner FAIL;
 - a check that touches cluster data while the cluster could not be read raises
   `ClusterUnreadable` and becomes ERROR by construction: no per-check flag to forget;
+- a check that reads an object nested too deep to judge (kubestate.DeepObject) raises
+  `ObjectTooDeep` and FAILs: the learner made that object;
 - judging and rendering run inside one guard per check: a grader bug hides no other check.
 """
 
@@ -14,8 +16,9 @@ from __future__ import annotations
 import time
 
 from ansible.module_utils.labgrader import i18n
+from ansible.module_utils.labgrader.kubestate import MAX_OBJECT_DEPTH, ObjectTooDeep, readable
 from ansible.module_utils.labgrader.limits import bound, scrub, scrub_value
-from ansible.module_utils.labgrader.result import ERROR, FAIL, PENDING, errored, summarize, worst
+from ansible.module_utils.labgrader.result import ERROR, FAIL, PENDING, errored, failed, summarize, worst
 
 
 class UndeclaredRead(KeyError):
@@ -68,16 +71,17 @@ class ClusterView:
         return self.snapshot.reads.get(name)
 
     def get(self, name):
-        return self._answer(name)
+        return readable(self._answer(name))
 
     def items(self, name):
         value = self._answer(name)
-        return value if isinstance(value, list) else []
+        return [readable(item) for item in value] if isinstance(value, list) else []
 
     def find(self, name, object_name):
-        for item in self.items(name):
+        value = self._answer(name)
+        for item in value if isinstance(value, list) else []:
             if isinstance(item, dict) and (item.get("metadata") or {}).get("name") == object_name:
-                return item
+                return readable(item)
         return None
 
 
@@ -177,6 +181,8 @@ def judge_one(lab_id, check, state, lang, site_params):
             verdict = check.function(state)
         except ClusterUnreadable:
             verdict = errored("cluster_unreadable", kind=state.cluster.problem, detail=state.cluster.detail)
+        except ObjectTooDeep as exc:
+            verdict = failed("object_too_deep", what=str(exc), depth=MAX_OBJECT_DEPTH)
         return render(lab_id, check, verdict, lang, site_params)
     except Exception as exc:  # a grader bug must not hide the other checks  # noqa: BLE001
         verdict = errored("grader_bug", detail=f"{type(exc).__name__}: {exc}"[:300])

@@ -19,6 +19,12 @@ The current context's cluster and user are checked as a client would use them (a
 that parses, for an https server a CA that is a PEM certificate and a client certificate and
 key that load together), so that a broken kubeconfig is one clear reason: an ERROR for the
 grader's own, a FAIL for a learner's (collect.read_kubeconfig), never a traceback.
+
+The objects in an answer are the learner's: any of them may nest thousands of levels deep (a
+custom resource with x-kubernetes-preserve-unknown-fields, such as an Application's
+helm.valuesObject; the API server accepts up to 10000). An answer is parsed without recursion
+limits, and an object deeper than MAX_OBJECT_DEPTH is kept as a DeepObject (its kind and name):
+the checks that read it FAIL with ObjectTooDeep, the other objects are judged as usual.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import contextlib
 import http.client
 import json
 import os
+import re
 import socket
 import ssl
 import tempfile
@@ -36,7 +43,7 @@ import threading
 import time
 from urllib.parse import urlencode, urlsplit
 
-from ansible.module_utils.labgrader.limits import Refused, load_yaml, read_regular, register_secret, scrub
+from ansible.module_utils.labgrader.limits import Refused, depth, load_yaml, read_regular, register_secret, scrub
 
 DEFAULT_TIMEOUT = 10.0
 MAX_KUBECONFIG_BYTES = 1024 * 1024
@@ -44,6 +51,9 @@ MAX_ANSWER_BYTES = 32 * 1024 * 1024
 # A whole collection (every GET of one attempt) may take this many api_timeouts: enough for
 # nine answers from a loaded API server, far below grade_task_timeout (300 s).
 DEADLINE_TIMEOUTS = 3
+# Levels of one API object. Kubernetes objects need about 15 with managedFields; an Application
+# from a workspace file (at most limits.MAX_DEPTH levels) gains about 10 in managedFields.
+MAX_OBJECT_DEPTH = 100
 
 
 class ClusterError(Exception):
@@ -424,9 +434,170 @@ class KubeReader:
         if status >= 300:
             raise ClusterError("api", f"GET {path}: HTTP {status} {_status_message(text)}")
         try:
-            return json.loads(text)
-        except (ValueError, RecursionError):
+            return decode_answer(text)
+        except ValueError:
             raise ClusterError("api", f"GET {path}: the answer is not JSON") from None
+
+
+class DeepObject(dict):
+    """What is kept of an API object nested deeper than MAX_OBJECT_DEPTH levels: its apiVersion,
+    kind, name and namespace. The learner made it; grading.ClusterView raises ObjectTooDeep
+    when a check reads it, so that check FAILs with the reason."""
+
+    @classmethod
+    def of(cls, obj):
+        obj = obj if isinstance(obj, dict) else {}
+        metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        kept = {key: obj[key] for key in ("apiVersion", "kind") if isinstance(obj.get(key), str)}
+        kept["metadata"] = {key: metadata[key] for key in ("name", "namespace") if isinstance(metadata.get(key), str)}
+        return cls(kept)
+
+    def describe(self):
+        """'Application argocd/src-helm'."""
+        metadata = self["metadata"]
+        name = "/".join(metadata[key] for key in ("namespace", "name") if key in metadata)
+        return f"{self.get('kind', 'object')} {name or '(no name)'}"[:200]
+
+
+class ObjectTooDeep(Exception):
+    """A check read a DeepObject: the learner's object cannot be judged (FAIL, not ERROR)."""
+
+    def __init__(self, obj):
+        super().__init__(obj.describe())
+        self.object = obj
+
+
+def readable(obj):
+    """`obj`, or ObjectTooDeep when it is a DeepObject."""
+    if isinstance(obj, DeepObject):
+        raise ObjectTooDeep(obj)
+    return obj
+
+
+def decode_answer(text):
+    """The JSON answer `text` with every object (the answer itself, or each of a LIST's items)
+    nested deeper than MAX_OBJECT_DEPTH levels replaced by a DeepObject; ValueError when it is
+    not JSON."""
+    try:
+        answer = json.loads(text)
+    except RecursionError:  # deeper than the C decoder's recursion limit (about 1500 levels)
+        answer = _decode_deep(text)
+    if isinstance(answer, dict) and isinstance(answer.get("items"), list):
+        answer["items"] = [_within_depth(item) for item in answer["items"]]
+        return answer
+    return _within_depth(answer)
+
+
+def _within_depth(obj):
+    if depth(obj, MAX_OBJECT_DEPTH) > MAX_OBJECT_DEPTH:
+        return DeepObject.of(obj)
+    return obj
+
+
+_DECODER = json.JSONDecoder()
+_SPACE = re.compile(r"[ \t\n\r]*")
+# Skipping a value: a string (brackets in it do not count) or a run of text between strings;
+# a lone quote is an unterminated string.
+_STRING_OR_RUN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[^"]+|"')
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _decode_deep(text):
+    """An answer that the C decoder cannot parse: the answer, its items and an object's metadata
+    are parsed member by member (the C decoder parses each member it can), so that only the
+    objects too deep for it become DeepObjects, read from their kind and metadata; what else is
+    too deep is skipped unbuilt. Four levels at most are parsed by hand, so each byte goes
+    through the C decoder at most five times: the time stays linear in the size of the answer."""
+    index = _space(text, 0)
+    if text[index:index + 1] != "{":
+        raise ValueError("the answer is not an object")
+    answer, index, skipped = _members(text, index, {"items": _deep_items, "metadata": _metadata})
+    if _space(text, index) != len(text):
+        raise ValueError("extra data after the answer")
+    return DeepObject.of(answer) if skipped else answer
+
+
+def _deep_items(text, index):
+    items, index, _ = _members(text, index, {None: _deep_object})
+    return items, index, False
+
+
+def _deep_object(text, index):
+    obj, index, _ = _members(text, index, {"metadata": _metadata})
+    return DeepObject.of(obj), index, False  # far deeper than MAX_OBJECT_DEPTH: the C decoder gave up
+
+
+def _metadata(text, index):
+    """metadata (name, namespace: strings) whose managedFields are too deep for the C decoder."""
+    return _members(text, index, {})
+
+
+def _members(text, index, descend):
+    """(container, end, skipped) of the object or array at text[index], parsed member by member:
+    a member the C decoder cannot parse goes to descend[key] (descend[None] for an array's
+    elements), a function (text, index) -> (value, end, skipped); without one it is skipped
+    (None, skipped=True)."""
+    opener = text[index]
+    closer, members = ("}", {}) if opener == "{" else ("]", [])
+    skipped = False
+    index = _space(text, index + 1)
+    if text[index:index + 1] == closer:
+        return members, index + 1, False
+    while True:
+        key = None
+        if opener == "{":
+            if text[index:index + 1] != '"':
+                raise ValueError(f"expected a key at {index}")
+            key, index = json.decoder.scanstring(text, index + 1)
+            index = _space(text, index)
+            if text[index:index + 1] != ":":
+                raise ValueError(f"expected ':' at {index}")
+            index = _space(text, index + 1)
+        try:
+            value, index = _DECODER.raw_decode(text, index)
+        except RecursionError:  # a container too deep for the C decoder
+            if key in descend:
+                value, index, inner = descend[key](text, index)
+                skipped = skipped or inner
+            else:
+                value, index, skipped = None, _skip(text, index), True
+        if opener == "{":
+            members[key] = value
+        else:
+            members.append(value)
+        index = _space(text, index)
+        separator = text[index:index + 1]
+        if separator == closer:
+            return members, index + 1, skipped
+        if separator != ",":
+            raise ValueError(f"expected ',' or {closer!r} at {index}")
+        index = _space(text, index + 1)
+
+
+def _space(text, index):
+    return _SPACE.match(text, index).end()
+
+
+def _skip(text, index):
+    """The end of the container that starts at text[index], found without building it. A run
+    of text between strings is counted whole unless it may close the container, and only then
+    walked bracket by bracket."""
+    level = 0
+    for match in _STRING_OR_RUN.finditer(text, index):
+        run = match.group()
+        if run[0] == '"':
+            if len(run) == 1:
+                raise ValueError(f"unterminated string at {match.start()}")
+            continue
+        closing = run.count("]") + run.count("}")
+        if closing < level:
+            level += run.count("[") + run.count("{") - closing
+            continue
+        for bracket in _BRACKET.finditer(run):
+            level += 1 if bracket.group() in "[{" else -1
+            if level == 0:
+                return match.start() + bracket.end()
+    raise ValueError("the answer ends inside a container")
 
 
 def connection_reason(exc):
