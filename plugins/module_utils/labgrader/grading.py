@@ -8,6 +8,8 @@ Contracts that fail loudly (docs/adding-a-lab.md):
   `ClusterUnreadable` and becomes ERROR by construction: no per-check flag to forget;
 - a check that touches a read or a probe run that the lab's time ran out for raises `OutOfTime`
   and becomes ERROR the same way, worded as the grader's deadline, never as the learner's doing;
+- a check that reads an object nested too deep to judge (kubestate.DeepObject) raises
+  `ObjectTooDeep` and FAILs: the learner made that object;
 - judging and rendering run inside one guard per check: a grader bug hides no other check.
 """
 
@@ -17,8 +19,9 @@ import time
 
 from ansible.module_utils.labgrader import i18n
 from ansible.module_utils.labgrader.gitstate import OUT_OF_TIME
+from ansible.module_utils.labgrader.kubestate import MAX_OBJECT_DEPTH, ObjectTooDeep, readable
 from ansible.module_utils.labgrader.limits import bound, scrub, scrub_value
-from ansible.module_utils.labgrader.result import ERROR, FAIL, PENDING, errored, summarize, worst
+from ansible.module_utils.labgrader.result import ERROR, FAIL, PENDING, errored, failed, summarize, worst
 
 
 class UndeclaredRead(KeyError):
@@ -132,16 +135,17 @@ class ClusterView:
         return self.snapshot.reads.get(name)
 
     def get(self, name):
-        return self._answer(name)
+        return readable(self._answer(name))
 
     def items(self, name):
         value = self._answer(name)
-        return value if isinstance(value, list) else []
+        return [readable(item) for item in value] if isinstance(value, list) else []
 
     def find(self, name, object_name):
-        for item in self.items(name):
+        value = self._answer(name)
+        for item in value if isinstance(value, list) else []:
             if isinstance(item, dict) and (item.get("metadata") or {}).get("name") == object_name:
-                return item
+                return readable(item)
         return None
 
 
@@ -254,6 +258,8 @@ def judge_one(lab_id, check, state, lang, site_params):
             verdict = errored("cluster_unreadable", kind=state.cluster.problem, detail=state.cluster.detail)
         except OutOfTime as cut:
             verdict = state.budget.verdict(cut)
+        except ObjectTooDeep as exc:
+            verdict = failed("object_too_deep", what=str(exc), depth=MAX_OBJECT_DEPTH)
         return render(lab_id, check, verdict, lang, site_params)
     except Exception as exc:  # a grader bug must not hide the other checks  # noqa: BLE001
         verdict = errored("grader_bug", detail=f"{type(exc).__name__}: {exc}"[:300])

@@ -14,6 +14,17 @@ kubernetes package's loader, imported only then (the import costs about 0.2 CPU-
 graded, docs/performance.md). The requests themselves go through http.client so that one
 deadline covers the whole collection: a watchdog shuts the socket down when it passes, however
 slowly a server trickles its answer, and no answer is read past MAX_ANSWER_BYTES.
+
+The current context's cluster and user are checked as a client would use them (a server URL
+that parses, for an https server a CA that is a PEM certificate and a client certificate and
+key that load together), so that a broken kubeconfig is one clear reason: an ERROR for the
+grader's own, a FAIL for a learner's (collect.read_kubeconfig), never a traceback.
+
+The objects in an answer are the learner's: any of them may nest thousands of levels deep (a
+custom resource with x-kubernetes-preserve-unknown-fields, such as an Application's
+helm.valuesObject; the API server accepts up to 10000). An answer is parsed without recursion
+limits, and an object deeper than MAX_OBJECT_DEPTH is kept as a DeepObject (its kind and name):
+the checks that read it FAIL with ObjectTooDeep, the other objects are judged as usual.
 """
 
 from __future__ import annotations
@@ -24,13 +35,15 @@ import contextlib
 import http.client
 import json
 import os
+import re
 import socket
 import ssl
+import tempfile
 import threading
 import time
 from urllib.parse import urlencode, urlsplit
 
-from ansible.module_utils.labgrader.limits import Refused, load_yaml, read_regular, register_secret, scrub
+from ansible.module_utils.labgrader.limits import Refused, depth, load_yaml, read_regular, register_secret, scrub
 
 DEFAULT_TIMEOUT = 10.0
 MAX_KUBECONFIG_BYTES = 1024 * 1024
@@ -38,6 +51,9 @@ MAX_ANSWER_BYTES = 32 * 1024 * 1024
 # A whole collection (every GET of one attempt) may take this many api_timeouts: enough for
 # nine answers from a loaded API server, far below grade_task_timeout (300 s).
 DEADLINE_TIMEOUTS = 3
+# Levels of one API object. Kubernetes objects need about 15 with managedFields; an Application
+# from a workspace file (at most limits.MAX_DEPTH levels) gains about 10 in managedFields.
+MAX_OBJECT_DEPTH = 100
 
 
 class ClusterError(Exception):
@@ -78,6 +94,9 @@ def load_kubeconfig(path):
     config = documents[0] if documents else None
     if not isinstance(config, dict):
         raise ClusterError("kubeconfig", f"{path}: not a kubeconfig (no mapping)")
+    for key in ("clusters", "users", "contexts"):
+        if config.get(key) is not None and not isinstance(config[key], list):
+            raise ClusterError("kubeconfig", f"{path}: {key} is not a list")
     base = os.path.dirname(os.path.abspath(path))
     for entry in config.get("users") or []:
         user = entry.get("user") if isinstance(entry, dict) else None
@@ -111,7 +130,124 @@ def load_kubeconfig(path):
         if isinstance(cluster, dict):
             _checked_file(cluster, "certificate-authority", base,
                          f"{path}: cluster {str(entry.get('name'))[:60]!r}")
+    _check_current_context(config, path)
     return config
+
+
+def _check_current_context(config, path):
+    """The current context's cluster and user as a client would use them, or ClusterError with
+    the first reason they cannot be (a context that does not resolve is left to the loader,
+    or to the checks that compare a learner's kubeconfig)."""
+    context = _named(config.get("contexts"), config.get("current-context"), "context") or {}
+    cluster_name, user_name = context.get("cluster"), context.get("user")
+    cluster = _named(config.get("clusters"), cluster_name, "cluster")
+    if cluster is None:
+        return
+    where = f"{path}: cluster {str(cluster_name)[:60]!r}"
+    server = cluster.get("server")
+    if server is None or server == "":
+        raise ClusterError("kubeconfig", f"{where} has no server")
+    problem = server_problem(server)
+    if problem:
+        raise ClusterError("kubeconfig", f"{where}: {problem}")
+    if server_url(server).scheme != "https":
+        return  # the CA and a client certificate are used for https only (the kubernetes package)
+    problem = _ca_problem(cluster)
+    if problem:
+        raise ClusterError("kubeconfig", f"{where}: {problem}")
+    user = _named(config.get("users"), user_name, "user")
+    problem = _client_certificate_problem(user) if user is not None else None
+    if problem:
+        raise ClusterError("kubeconfig", f"{path}: user {str(user_name)[:60]!r}: {problem}")
+
+
+def server_url(server):
+    """urlsplit of a kubeconfig's server; one without a scheme is read as https://, as
+    client-go's DefaultServerURL does. ValueError for an unclosed [."""
+    return urlsplit(server if "://" in server else f"https://{server}")
+
+
+def server_problem(server):
+    """Why `server` is not a URL a client can connect to, or None."""
+    shown = repr(server)[:100] if isinstance(server, str) else repr(server)[:40]
+    if not isinstance(server, str):
+        return f"the server {shown} is not a URL"
+    if any(char.isspace() or not char.isprintable() for char in server):
+        return f"the server {shown} has a space or a control character"
+    try:
+        url = server_url(server)
+        url.port  # noqa: B018 - parses the port: ValueError for 'notaport' or 99999
+    except ValueError as exc:
+        return f"the server {shown} is not a URL ({exc})"
+    if not url.hostname:
+        return f"the server {shown} has no host"
+    return None
+
+
+def _pem(data):
+    """The PEM text of a base64 *-data value, or None when it is not base64 of ASCII text."""
+    try:
+        return base64.b64decode(str(data)).decode("ascii")
+    except ValueError:  # binascii.Error, UnicodeDecodeError
+        return None
+
+
+def _ca_problem(cluster):
+    """Why the cluster's CA (certificate-authority-data, else the certificate-authority file,
+    as client-go and the kubernetes package choose) cannot verify a server, or None."""
+    if cluster.get("certificate-authority-data"):  # empty: no CA (client-go's HasCA), the system's are used
+        name, pem = "certificate-authority-data", _pem(cluster["certificate-authority-data"])
+        if pem is None:
+            return f"{name} is not base64 of a PEM certificate"
+        source = {"cadata": pem}
+    elif cluster.get("certificate-authority"):
+        name = f"certificate-authority {cluster['certificate-authority']}"
+        source = {"cafile": cluster["certificate-authority"]}  # checked by _checked_file: a small regular file
+    else:
+        return None
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(**source)
+    except (ssl.SSLError, ValueError):
+        return f"{name} is not a PEM certificate"
+    return None
+
+
+def _client_certificate_problem(user):
+    """Why the user's client certificate and key cannot be used for TLS, or None (no client
+    certificate). -data values are loaded from files in a private temp directory, removed
+    at once: ssl loads a certificate chain from files only."""
+    cert_key = "client-certificate-data" if user.get("client-certificate-data") else "client-certificate"
+    key_key = "client-key-data" if user.get("client-key-data") else "client-key"
+    if not user.get(cert_key) and not user.get(key_key):
+        return None
+    if not user.get(cert_key):
+        return f"{key_key} is given without a client certificate"
+    if not user.get(key_key):
+        return f"{cert_key} is given without a client key"
+    with tempfile.TemporaryDirectory(prefix="labgrader-") as scratch:
+        paths = {}
+        for key in (cert_key, key_key):
+            if not key.endswith("-data"):
+                paths[key] = user[key]  # checked by _checked_file: a small regular file
+                continue
+            pem = _pem(user[key])
+            if pem is None:
+                return f"{key} is not base64 of PEM text"
+            paths[key] = os.path.join(scratch, key)
+            with open(os.open(paths[key], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
+                handle.write(pem)
+        try:
+            ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(cafile=paths[cert_key])
+        except (ssl.SSLError, ValueError):
+            return f"{cert_key} is not a PEM certificate"
+        try:
+            # an empty password: an encrypted key fails here instead of prompting on a terminal
+            ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_cert_chain(paths[cert_key], paths[key_key], password=b"")
+        except ssl.SSLError as exc:
+            if exc.reason == "KEY_VALUES_MISMATCH":
+                return f"{key_key} is not the key of {cert_key}"
+            return f"{key_key} is not an unencrypted PEM private key"
+    return None
 
 
 # The only POSTs: questions to the API server that store nothing (authorization.k8s.io
@@ -184,6 +320,22 @@ def loader_settings(config, kubeconfig):
                           configuration.cert_file, configuration.key_file, headers)
 
 
+def _tls_context(settings, kubeconfig):
+    """The ssl context of an https server, or ClusterError (load_kubeconfig has checked the
+    current context's CA and client certificate; this guards what the loader made of them)."""
+    try:
+        context = ssl.create_default_context(cafile=settings.ca_file, cadata=settings.ca_data)
+        if not settings.verify_ssl:
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+        if settings.cert_file:
+            context.load_cert_chain(settings.cert_file, settings.key_file, password=b"")
+    except (ssl.SSLError, OSError, ValueError) as exc:
+        raise ClusterError("kubeconfig", f"{kubeconfig}: its TLS settings cannot be loaded: "
+                                         f"{' '.join(str(exc).split())[:200]}") from None
+    return context
+
+
 class KubeReader:
     """A GET-only client with bounded timeouts and one deadline that counts its requests.
 
@@ -195,16 +347,18 @@ class KubeReader:
         config = load_kubeconfig(kubeconfig)
         settings = token_settings(config) or loader_settings(config, kubeconfig)
         self.host = settings.host
+        # load_kubeconfig checked the current context; the loader may have read another shape
+        problem = server_problem(settings.host)
+        if problem:
+            raise ClusterError("kubeconfig", f"{kubeconfig}: {problem}")
         url = urlsplit(settings.host)
-        self._scheme, self._netloc, self._prefix = url.scheme, url.netloc, url.path.rstrip("/")
-        self._context = None
-        if url.scheme == "https":
-            self._context = ssl.create_default_context(cafile=settings.ca_file, cadata=settings.ca_data)
-            if not settings.verify_ssl:
-                self._context.check_hostname = False
-                self._context.verify_mode = ssl.CERT_NONE
-            if settings.cert_file:
-                self._context.load_cert_chain(settings.cert_file, settings.key_file)
+        if url.scheme not in ("http", "https"):
+            raise ClusterError("kubeconfig", f"{kubeconfig}: the server {settings.host!r:.100} is not an http:// or "
+                                             "https:// URL")
+        # host and port given apart: http.client would read user:password@ or [::1] as a port
+        self._hostname, self._port = url.hostname, url.port or (443 if url.scheme == "https" else 80)
+        self._prefix = url.path.rstrip("/")
+        self._context = _tls_context(settings, kubeconfig) if url.scheme == "https" else None
         # scrub() redacts any Bearer/Basic value
         self._headers = {"Accept": "application/json", "User-Agent": "labgrader", **settings.headers}
         self.timeout = timeout
@@ -214,8 +368,8 @@ class KubeReader:
 
     def _connection(self, timeout):
         if self._context is not None:
-            return http.client.HTTPSConnection(self._netloc, timeout=timeout, context=self._context)
-        return http.client.HTTPConnection(self._netloc, timeout=timeout)
+            return http.client.HTTPSConnection(self._hostname, self._port, timeout=timeout, context=self._context)
+        return http.client.HTTPConnection(self._hostname, self._port, timeout=timeout)
 
     def get(self, path, query=None):
         """GET `path`; returns the decoded JSON, or None for 404."""
@@ -280,9 +434,170 @@ class KubeReader:
         if status >= 300:
             raise ClusterError("api", f"GET {path}: HTTP {status} {_status_message(text)}")
         try:
-            return json.loads(text)
-        except (ValueError, RecursionError):
+            return decode_answer(text)
+        except ValueError:
             raise ClusterError("api", f"GET {path}: the answer is not JSON") from None
+
+
+class DeepObject(dict):
+    """What is kept of an API object nested deeper than MAX_OBJECT_DEPTH levels: its apiVersion,
+    kind, name and namespace. The learner made it; grading.ClusterView raises ObjectTooDeep
+    when a check reads it, so that check FAILs with the reason."""
+
+    @classmethod
+    def of(cls, obj):
+        obj = obj if isinstance(obj, dict) else {}
+        metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        kept = {key: obj[key] for key in ("apiVersion", "kind") if isinstance(obj.get(key), str)}
+        kept["metadata"] = {key: metadata[key] for key in ("name", "namespace") if isinstance(metadata.get(key), str)}
+        return cls(kept)
+
+    def describe(self):
+        """'Application argocd/src-helm'."""
+        metadata = self["metadata"]
+        name = "/".join(metadata[key] for key in ("namespace", "name") if key in metadata)
+        return f"{self.get('kind', 'object')} {name or '(no name)'}"[:200]
+
+
+class ObjectTooDeep(Exception):
+    """A check read a DeepObject: the learner's object cannot be judged (FAIL, not ERROR)."""
+
+    def __init__(self, obj):
+        super().__init__(obj.describe())
+        self.object = obj
+
+
+def readable(obj):
+    """`obj`, or ObjectTooDeep when it is a DeepObject."""
+    if isinstance(obj, DeepObject):
+        raise ObjectTooDeep(obj)
+    return obj
+
+
+def decode_answer(text):
+    """The JSON answer `text` with every object (the answer itself, or each of a LIST's items)
+    nested deeper than MAX_OBJECT_DEPTH levels replaced by a DeepObject; ValueError when it is
+    not JSON."""
+    try:
+        answer = json.loads(text)
+    except RecursionError:  # deeper than the C decoder's recursion limit (about 1500 levels)
+        answer = _decode_deep(text)
+    if isinstance(answer, dict) and isinstance(answer.get("items"), list):
+        answer["items"] = [_within_depth(item) for item in answer["items"]]
+        return answer
+    return _within_depth(answer)
+
+
+def _within_depth(obj):
+    if depth(obj, MAX_OBJECT_DEPTH) > MAX_OBJECT_DEPTH:
+        return DeepObject.of(obj)
+    return obj
+
+
+_DECODER = json.JSONDecoder()
+_SPACE = re.compile(r"[ \t\n\r]*")
+# Skipping a value: a string (brackets in it do not count) or a run of text between strings;
+# a lone quote is an unterminated string.
+_STRING_OR_RUN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[^"]+|"')
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _decode_deep(text):
+    """An answer that the C decoder cannot parse: the answer, its items and an object's metadata
+    are parsed member by member (the C decoder parses each member it can), so that only the
+    objects too deep for it become DeepObjects, read from their kind and metadata; what else is
+    too deep is skipped unbuilt. Four levels at most are parsed by hand, so each byte goes
+    through the C decoder at most five times: the time stays linear in the size of the answer."""
+    index = _space(text, 0)
+    if text[index:index + 1] != "{":
+        raise ValueError("the answer is not an object")
+    answer, index, skipped = _members(text, index, {"items": _deep_items, "metadata": _metadata})
+    if _space(text, index) != len(text):
+        raise ValueError("extra data after the answer")
+    return DeepObject.of(answer) if skipped else answer
+
+
+def _deep_items(text, index):
+    items, index, _ = _members(text, index, {None: _deep_object})
+    return items, index, False
+
+
+def _deep_object(text, index):
+    obj, index, _ = _members(text, index, {"metadata": _metadata})
+    return DeepObject.of(obj), index, False  # far deeper than MAX_OBJECT_DEPTH: the C decoder gave up
+
+
+def _metadata(text, index):
+    """metadata (name, namespace: strings) whose managedFields are too deep for the C decoder."""
+    return _members(text, index, {})
+
+
+def _members(text, index, descend):
+    """(container, end, skipped) of the object or array at text[index], parsed member by member:
+    a member the C decoder cannot parse goes to descend[key] (descend[None] for an array's
+    elements), a function (text, index) -> (value, end, skipped); without one it is skipped
+    (None, skipped=True)."""
+    opener = text[index]
+    closer, members = ("}", {}) if opener == "{" else ("]", [])
+    skipped = False
+    index = _space(text, index + 1)
+    if text[index:index + 1] == closer:
+        return members, index + 1, False
+    while True:
+        key = None
+        if opener == "{":
+            if text[index:index + 1] != '"':
+                raise ValueError(f"expected a key at {index}")
+            key, index = json.decoder.scanstring(text, index + 1)
+            index = _space(text, index)
+            if text[index:index + 1] != ":":
+                raise ValueError(f"expected ':' at {index}")
+            index = _space(text, index + 1)
+        try:
+            value, index = _DECODER.raw_decode(text, index)
+        except RecursionError:  # a container too deep for the C decoder
+            if key in descend:
+                value, index, inner = descend[key](text, index)
+                skipped = skipped or inner
+            else:
+                value, index, skipped = None, _skip(text, index), True
+        if opener == "{":
+            members[key] = value
+        else:
+            members.append(value)
+        index = _space(text, index)
+        separator = text[index:index + 1]
+        if separator == closer:
+            return members, index + 1, skipped
+        if separator != ",":
+            raise ValueError(f"expected ',' or {closer!r} at {index}")
+        index = _space(text, index + 1)
+
+
+def _space(text, index):
+    return _SPACE.match(text, index).end()
+
+
+def _skip(text, index):
+    """The end of the container that starts at text[index], found without building it. A run
+    of text between strings is counted whole unless it may close the container, and only then
+    walked bracket by bracket."""
+    level = 0
+    for match in _STRING_OR_RUN.finditer(text, index):
+        run = match.group()
+        if run[0] == '"':
+            if len(run) == 1:
+                raise ValueError(f"unterminated string at {match.start()}")
+            continue
+        closing = run.count("]") + run.count("}")
+        if closing < level:
+            level += run.count("[") + run.count("{") - closing
+            continue
+        for bracket in _BRACKET.finditer(run):
+            level += 1 if bracket.group() in "[{" else -1
+            if level == 0:
+                return match.start() + bracket.end()
+    raise ValueError("the answer ends inside a container")
 
 
 def connection_reason(exc):
