@@ -109,8 +109,10 @@ PLAIN_ENDING = re.compile(r"(?:ない|[うくつぬぶむるぐ]|(?<![まで])�
 
 
 def test_japanese_is_polite_throughout():
+    # `phrase_*` entries are pieces of a sentence ("ベアリポジトリ {path} を読む" + "ことができません
+    # でした"): their plain form is what the sentence around them needs.
     plain = [(where, text) for where, lang, text in TEXTS if lang == "ja" and "title" not in where
-             and PLAIN_ENDING.search(re.sub(r"`[^`]*`", "x", text))]
+             and "phrase_" not in where and PLAIN_ENDING.search(re.sub(r"`[^`]*`", "x", text))]
     assert plain == []
 
 

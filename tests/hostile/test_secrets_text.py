@@ -11,9 +11,12 @@ import csv
 import html
 import io
 import json
+import os
 import random
 import re
 import statistics
+import subprocess
+import tempfile
 import time
 import xml.etree.ElementTree as ET
 
@@ -44,9 +47,21 @@ def _pem(kind, size):
     return f"-----BEGIN {kind}-----\n{lines}\n-----END {kind}-----\n"
 
 
+def _client_pair():
+    """A real EC key and a certificate for it (openssl): the grader's kubeconfig must be one a
+    client could use, or load_kubeconfig refuses it before any test runs."""
+    with tempfile.TemporaryDirectory() as tmp:
+        key, cert = os.path.join(tmp, "key.pem"), os.path.join(tmp, "cert.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                        "-nodes", "-keyout", key, "-out", cert, "-subj", "/CN=grader", "-days", "1"],
+                       check=True, capture_output=True)
+        with open(key, encoding="ascii") as k, open(cert, encoding="ascii") as c:
+            return k.read(), c.read()
+
+
 # The grader's token (a service-account JWT) and client key, as its kubeconfig holds them.
 TOKEN = _jwt("secrets-text-grader")
-CLIENT_KEY = _pem("EC PRIVATE KEY", 121)
+CLIENT_KEY, CLIENT_CERT = _client_pair()
 CLIENT_KEY_DATA = base64.b64encode(CLIENT_KEY.encode()).decode()
 # Nobody registered these: they are caught by their shape.
 ADMIN_KEY = _pem("EC PRIVATE KEY", 121)  # k3s's client-admin.key, cat by a learner's script
@@ -63,7 +78,8 @@ def grader_kubeconfig(tmp_path_factory):
         "apiVersion": "v1", "kind": "Config", "current-context": "grader",
         "clusters": [{"name": "k3s", "cluster": {"server": "https://127.0.0.1:6443"}}],
         "contexts": [{"name": "grader", "context": {"cluster": "k3s", "user": "grader"}}],
-        "users": [{"name": "grader", "user": {"token": TOKEN, "client-key-data": CLIENT_KEY_DATA}}],
+        "users": [{"name": "grader", "user": {"token": TOKEN, "client-key-data": CLIENT_KEY_DATA,
+                                              "client-certificate-data": base64.b64encode(CLIENT_CERT.encode()).decode()}}],
     }))
     kubestate.load_kubeconfig(str(path))
 
