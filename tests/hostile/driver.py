@@ -80,8 +80,25 @@ def op_grade(args):
     return {"checks": checks, "error": result.get("error"), "json_bytes": len(text), "full": result}
 
 
+def op_grade_host(args):
+    """The module's whole grading of one host (runner.grade_host: every lab by one deadline of
+    `time_budget` seconds, probes run for real, no settling, no health gate); the answer echoes
+    `nonce`, which only this process knows, so that a forged answer can be told from its own."""
+    from ansible.module_utils.labgrader.runner import ARGUMENT_SPEC, grade_host
+
+    host = Path(args["host_dir"])
+    params = {name: spec.get("default") for name, spec in ARGUMENT_SPEC.items()}
+    params.update(labs=args["labs"], workspace_root=str(host / "root"), bare_root=str(host / "srv" / "bare"),
+                  kubeconfig=str(host / "kubeconfig"), k3s_kubeconfig=args["k3s_kubeconfig"], health=False,
+                  settle_timeout=0, api_timeout=args.get("timeout", 5), time_budget=args["time_budget"])
+    result = grade_host(params)
+    checks = {c["check"]: [c["status"], c["message"]] for lab in result["labs"].values() for step in lab["steps"]
+              for c in step["checks"]}
+    return {"nonce": args["nonce"], "checks": checks, "full": result}
+
+
 OPS = {"json": op_json, "yaml": op_json, "repo": op_repo, "clone": op_clone, "cluster": op_cluster,
-       "health": op_health, "grade": op_grade}
+       "health": op_health, "grade": op_grade, "grade_host": op_grade_host}
 
 
 def main():
