@@ -127,7 +127,10 @@ def stage_bare_repo(sandbox, bare_path, hook, deadline=None):
     file resolved if it is a link, kept if it is a compiled program: git runs either) and whose
     config holds only what decides a push. Raises ProbeUnavailable when it cannot be copied."""
     try:
-        sandbox.stage_tree(bare_path, skip=lambda rel, data: rel.startswith("hooks/") and rel != f"hooks/{hook}")
+        # git never runs a *.sample file (hook.c find_hook looks up the exact name): they stay, as
+        # in any repository, so that the copy does not look emptied.
+        sandbox.stage_tree(bare_path, skip=lambda rel, data: rel.startswith("hooks/") and rel != f"hooks/{hook}"
+                           and not rel.endswith(".sample"))
     except TreeRefused as refused:
         raise ProbeUnavailable(f"the repository {refused}") from None
     copy = sandbox.staged(bare_path)
