@@ -52,17 +52,22 @@ def plane_env(plane: Plane) -> dict[str, str]:
             "ANSIBLE_NOCOLOR": "1"}
 
 
-def playbook(learner: Learner, name: str, *extra: str) -> subprocess.CompletedProcess[str]:
+def inventory(learner: Learner) -> Path:
+    """The learner as host `learner` of group `learners`, reached with the local connection."""
     plane = learner.plane
-    inventory = learner.root / "inventory.json"
-    inventory.write_text(json.dumps({"learners": {"hosts": {"learner": {
+    path = learner.root / "inventory.json"
+    path.write_text(json.dumps({"learners": {"hosts": {"learner": {
         "ansible_connection": "local", "ansible_python_interpreter": sys.executable, "lab_grader_python": sys.executable,
         "lab_kubectl": [str(plane.bin_dir / "kubectl")], "lab_argocd": [str(plane.bin_dir / "argocd")],
         "lab_admin_kubeconfig": str(plane.kubeconfig), "lab_workspace_root": str(learner.root / "root"),
         "lab_bare_root": str(plane.bare_root)}}}}), encoding="utf-8")
-    return subprocess.run([str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory),
+    return path
+
+
+def playbook(learner: Learner, name: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory(learner)),
                            f"playbooks/{name}", *extra], cwd=REPO_ROOT, capture_output=True, text=True,
-                          timeout=PLAYBOOK_TIMEOUT, env=plane_env(plane))
+                          timeout=PLAYBOOK_TIMEOUT, env=plane_env(learner.plane))
 
 
 def solve(learner: Learner, *extra: str) -> subprocess.CompletedProcess[str]:
