@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 from ansible.module_utils.labgrader.labs import LABS
-from ansible.module_utils.labgrader.labs.cgoa_ci import APP, DRYRUN_NS, PROD_NS
+from ansible.module_utils.labgrader.labs.cgoa_ci import APP, DRYRUN_NS, PROBE_OBJECTS, PROD_NS, VALIDATOR
 from audit import AuditLog, by_plane, carried_out, describe, is_dry_run, is_write
 from labflow import PLAYBOOK_TIMEOUT, REPO_ROOT, Learner, inventory, plane_env, reset, solve, state_digest, tree_digest
 from test_argocd_behaviour import BAD_APP, RETRY_APP
@@ -191,11 +191,20 @@ def differences(before, after, where=()) -> list[str]:
 # ---------------------------------------------------------------- the audit log's verdict
 
 
+def own_namespace_write(ev) -> bool:
+    """A write of the CI identity where its Role lets it write (Deployments in ci-dryrun): the
+    sandbox gives learner code that credential and no other, by design (docs/sandbox.md), so a
+    script that applies without --dry-run does write there. It is the learner's own doing with the
+    learner's own grant, and validate-created-nothing FAILs it; nothing else may be written."""
+    return ev["user"] == VALIDATOR and ev["namespace"] == DRYRUN_NS and ev["resource"] == "deployments"
+
+
 def offending(events, grader: str) -> list[dict]:
     """Writes the API server carried out that are not the plane's own, the grader's reviews, dry
-    runs, the concurrent capa-src group's or Argo CD's settings."""
+    runs, the CI identity's in its own namespace, the concurrent capa-src group's or Argo CD's
+    settings."""
     def excused(ev):
-        return (by_plane(ev) or is_dry_run(ev)
+        return (by_plane(ev) or is_dry_run(ev) or own_namespace_write(ev)
                 or (ev["verb"] == "create" and ev["resource"] in REVIEWS and ev["user"] == grader
                     and ev["userAgent"].startswith("labgrader"))
                 or (ev["resource"] == "namespaces" and ev["name"] in CONCURRENT)
@@ -305,7 +314,9 @@ def grade_module(learner: Learner) -> dict:
 
 def grading_effects(learner: Learner, state) -> tuple[list[str], list[str]]:
     """Grade the learner once; (what grading changed in `state()` and wrote in the cluster, the
-    same with the refused write attempts added: an assertion message)."""
+    same with the refused write attempts added: an assertion message). What the CI identity
+    wrote in its own namespace is left out of both (own_namespace_write) when the grade names it:
+    validate-created-nothing FAILs with those objects."""
     audit = AuditLog(learner.plane)
     before = state()
     start = audit.mark()
@@ -314,6 +325,14 @@ def grading_effects(learner: Learner, state) -> tuple[list[str], list[str]]:
     changed = differences(before, state())
     events = audit.between(start, end)
     writes = offending(events, start.user)
+    own = sorted({ev["name"] for ev in events if own_namespace_write(ev) and carried_out(ev)})
+    if own:
+        created = next(c for lab in graded["labs"].values() for step in lab["steps"] for c in step["checks"]
+                       if c["check"] == "cgoa-ci.4.validate-created-nothing")
+        assert created["status"] == "FAIL" and set(own) <= set(PROBE_OBJECTS), (own, created)
+        changed = [line for line in changed if not any(
+            line.startswith(f"live/{kind}/{DRYRUN_NS}/{name}") for kind in ("Deployment", "ReplicaSet", "Pod")
+            for name in own)]
     refused = [ev for ev in events if is_write(ev) and not carried_out(ev) and not by_plane(ev)]
     print(f"\ngrading: {len(events)} API requests, {len(writes)} offending writes, {len(refused)} refused; "
           f"grades: {json.dumps([lab['summary'] for lab in graded['labs'].values()])}")
