@@ -872,10 +872,11 @@ def override_in_git(state):
 
 def image_tag(reference):
     """The tag of a rendered image reference, name[:tag][@digest], as the OCI distribution
-    reference grammar reads it: the ":" after the last "/" (a registry port comes before it)."""
-    name = reference.split("@", 1)[0]
-    colon = name.rfind(":")
-    return name[colon + 1:] if colon > name.rfind("/") else ""
+    reference grammar reads it: after the ":" in the last path component (a registry port is in
+    the first). A reference kustomize made invalid (newName nginx:1.28-alpine renders
+    nginx:1.28-alpine:1.27-alpine) keeps everything after that ":" as its tag."""
+    last = reference.split("@", 1)[0].rsplit("/", 1)[-1]
+    return last.partition(":")[2]
 
 
 KUST_IMAGE = "nginx:1.28-alpine"
