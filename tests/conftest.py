@@ -22,6 +22,8 @@ def load_plugin(relpath, name):
     return module
 
 
+import glob  # noqa: E402
+import os  # noqa: E402
 import sys  # noqa: E402
 import threading  # noqa: E402
 
@@ -30,6 +32,36 @@ import pytest  # noqa: E402
 sys.path.insert(0, str(REPO_ROOT))  # the labworld package (fixture worlds, fake API server)
 
 WORLDS = REPO_ROOT / "fixtures" / "worlds"
+
+
+def control_plane_tools():
+    """The folder holding helm and kustomize as Argo CD v3.5.2 runs them: $LAB_TOOLS_BIN
+    (scripts/test sets it after `controlplane/build helm kustomize`), else a build in the control
+    plane's cache that finished both; None when there is none (the grader then says, as ERROR,
+    that helm is not installed)."""
+    if os.environ.get("LAB_TOOLS_BIN"):
+        return os.environ["LAB_TOOLS_BIN"]
+    cache = os.environ.get("LAB_CP_CACHE", "/var/cache/lab-controlplane")
+    built = [os.path.dirname(done) for done in glob.glob(os.path.join(cache, "bin", "*", ".done-helm"))
+             if os.path.exists(os.path.join(os.path.dirname(done), ".done-kustomize"))]
+    return max(built, key=os.path.getmtime) if built else None
+
+
+def use_control_plane_tools():
+    """Point the grader's defaults (checks/repo_server.py) at the control plane's builds, for
+    every Site the tests make in this process; the environment carries the folder to the
+    ansible-playbook and module processes the tests start (LAB_TOOLS_BIN, read by the test
+    inventories' lab_helm_binary/lab_kustomize_binary where they grade capa-src)."""
+    from ansible.module_utils.labgrader.checks import repo_server
+
+    tools = control_plane_tools()
+    if tools:
+        os.environ["LAB_TOOLS_BIN"] = tools
+        repo_server.HELM_BINARY = os.path.join(tools, "helm")
+        repo_server.KUSTOMIZE_BINARY = os.path.join(tools, "kustomize")
+
+
+use_control_plane_tools()
 
 
 class FakeApi:

@@ -30,4 +30,19 @@ options:
     description: The folder holding the bare repositories served by gitd.
     type: path
     default: /srv/bare
+  helm_binary:
+    description:
+      - The C(helm) the grader runs as Argo CD v3.5.2 runs it (v4.2.1, installed by the grader_runtime role) to render
+        the learner's chart from bare main in a sandbox without network.
+      - When it is missing, the checks that render the chart are ERROR (the grader's environment), never a learner FAIL.
+    type: path
+    default: /usr/local/bin/helm
+  kustomize_binary:
+    description:
+      - The C(kustomize) the grader runs as Argo CD v3.5.2 runs it (v5.8.1, installed by the grader_runtime role),
+        C(kustomize edit set image) with an Application's images and then C(kustomize build), in a sandbox without
+        network.
+      - When it is missing, the checks that build a kustomization are ERROR, never a learner FAIL.
+    type: path
+    default: /usr/local/bin/kustomize
 """

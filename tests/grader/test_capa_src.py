@@ -283,10 +283,16 @@ def test_odd_kustomization_shapes_fail_without_grader_errors(state):
 
 
 def test_helm_values_that_are_not_mappings(state):
+    """Helm reads values.yaml too: the chart does not render, in Argo CD either."""
     state.repo.tree["charts/web/values.yaml"] = "- just\n- a list\n"
     failing = not_passing(state)
-    assert set(failing) == {"capa-src.1.chart-values"}
+    assert set(failing) == {"capa-src.1.chart-values", "capa-src.1.template-configmap",
+                            "capa-src.1.template-deployment"}
     assert failing["capa-src.1.chart-values"]["message_key"] == "git_file_invalid"
+    assert failing["capa-src.1.template-configmap"]["message"] == (
+        "`helm template` of charts/web at bare main fails, as it fails in Argo CD: Error: cannot load values.yaml: "
+        "cannot unmarshal yaml document: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array "
+        "into Go value of type map[string]interface {}")
 
 
 def test_hook_created_of_the_wrong_type_or_format_is_named_not_called_another_time(state):

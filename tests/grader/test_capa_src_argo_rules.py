@@ -103,10 +103,6 @@ def test_template_restyled_renders_the_same_object(state):
     # the kind only in a comment
     ("deployment.yaml", "# kind: Deployment\nkind: StatefulSet\nmetadata:\n  name: {{ .Release.Name }}-web\n",
      "template-deployment", "no template in charts/web/templates renders Deployment {{ .Release.Name }}-web"),
-    # not YAML once rendered (an unclosed flow sequence)
-    ("configmap.yaml", "kind: ConfigMap\nmetadata:\n  name: [{{ .Release.Name }}-greeting\n",
-     "template-configmap", "no template renders ConfigMap {{ .Release.Name }}-greeting; not YAML once their actions "
-                           "are rendered: charts/web/templates/configmap.yaml"),
 ])
 def test_template_judged_on_rendered_data_fails(state, path, text, check, message):
     state.repo.tree[f"charts/web/templates/{path}"] = text
@@ -385,12 +381,6 @@ def test_tracking_method_argo_cd_does_not_know_means_annotation(state):
     assert failing["capa-src.3.tracking-method"]["message"] == (
         'the tracking method in force is Label; it writes {"tracking_annotation": '
         '"src-helm:/ConfigMap:src-helm/src-helm-greeting"}, you recorded {"tracking_annotation": null}')
-
-
-def test_template_actions_render_and_trim_as_text_template_does():
-    assert capa_src.render_template('a: {{- " " }}{{ .Values.b | quote }}\n  {{- /* c */}}\nn: {{ .Release.Name }}\n'
-                                    "{{ if .Values.x }}r: {{ .Values.r }}{{ end }}\n") == (
-        'a: "HELMVALUES.b"\nn: src-helm\nr: HELMVALUES.r\n')
 
 
 def retries_exhausted_fix_not_yet_started(state):

@@ -9,11 +9,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
+from pathlib import Path
 
+import pytest
 import yaml
+from ansible.module_utils.labgrader.checks import repo_server
 
 from labworld.server import make_server
 from tests.conftest import REPO_ROOT
@@ -40,7 +45,8 @@ def tree_digest(root):
 
 def lab_grade_args(host_dir, api_timeout=10):
     return (f"labs=capa-src workspace_root={host_dir}/root bare_root={host_dir}/srv/bare "
-            f"kubeconfig={host_dir}/kubeconfig settle_timeout=0 api_timeout={api_timeout}")
+            f"kubeconfig={host_dir}/kubeconfig settle_timeout=0 api_timeout={api_timeout} "
+            f"helm_binary={repo_server.HELM_BINARY} kustomize_binary={repo_server.KUSTOMIZE_BINARY}")
 
 
 def run_module(host_dir, private, *extra, api_timeout=10):
@@ -79,7 +85,18 @@ def git_refs(host_dir):
                           capture_output=True, text=True, check=True).stdout
 
 
-def test_grading_writes_nothing(fake_api, tmp_path):
+@pytest.fixture
+def reachable_tmp():
+    """A private folder the sandbox's user can pass through (pytest's tmp_path sits in a 0700
+    folder): the tool runs' sandboxes are made under TMPDIR."""
+    path = tempfile.mkdtemp(prefix="readonly-", dir="/tmp")
+    os.chmod(path, 0o711)
+    yield Path(path)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_grading_writes_nothing(fake_api, reachable_tmp):
+    tmp_path = reachable_tmp
     host_dir = fake_api.world("capa-src/golden.yaml")
     log = host_dir / "requests.log"
     before = tree_digest(host_dir)

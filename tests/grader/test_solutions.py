@@ -8,6 +8,7 @@ import os
 import stat
 
 import pytest
+from ansible.module_utils.labgrader.checks import repo_server
 from ansible.module_utils.labgrader.labs import LABS
 from ansible.module_utils.labgrader.solutions import SOLUTIONS, solve, unfinished
 from ansible.module_utils.labgrader.solutions.machine import SolveError
@@ -17,7 +18,7 @@ def params(host, lab="capa-src", until=0, kubectl=("kubectl",)):
     return {"lab": lab, "last_step": until, "kubectl": list(kubectl), "argocd": ["argocd"],
             "kubeconfig": str(host / "kubeconfig"), "api_timeout": 5, "workspace_root": str(host / "root"),
             "bare_root": str(host / "srv" / "bare"), "argocd_namespace": "argocd", "gitd_namespace": "gitsrv",
-            "wait_timeout": 5}
+            "wait_timeout": 5, "helm_binary": repo_server.HELM_BINARY, "kustomize_binary": repo_server.KUSTOMIZE_BINARY}
 
 
 def tree(host):

@@ -7,6 +7,7 @@ stdin: {"op": ..., "memory_mb": N, ...op arguments}; stdout: one JSON object.
 from __future__ import annotations
 
 import json
+import os
 import resource
 import sys
 import time
@@ -73,7 +74,9 @@ def op_grade(args):
 
     lab = LABS["capa-src"]
     host = Path(args["host_dir"])
-    site = Site(bare_root=str(host / "srv" / "bare"), workspace_root=str(host / "root"))
+    tools = os.environ.get("LAB_TOOLS_BIN")  # the control plane's helm and kustomize (tests/conftest.py)
+    site = Site(bare_root=str(host / "srv" / "bare"), workspace_root=str(host / "root"),
+                helm_binary=tools and os.path.join(tools, "helm"), kustomize_binary=tools and os.path.join(tools, "kustomize"))
     result = grade(lab, collector(lab, site, str(host / "kubeconfig"), timeout=args.get("timeout", 5)), "en", 0, 1)
     text = json.dumps(result)  # what the module would hand to Ansible
     checks = {c["check"]: [c["status"], c["message"]] for step in result["steps"] for c in step["checks"]}

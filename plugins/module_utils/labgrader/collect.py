@@ -13,6 +13,7 @@ import stat
 import time
 
 from ansible.module_utils.labgrader import i18n
+from ansible.module_utils.labgrader.checks import repo_server
 from ansible.module_utils.labgrader.gitstate import GIT_TIMEOUT, OUT_OF_TIME, collect_clone, collect_repo, read_refs
 from ansible.module_utils.labgrader.grading import ClusterView, Declared, LabBudget, LabState, OutOfTime
 from ansible.module_utils.labgrader.kubestate import (
@@ -32,17 +33,21 @@ class Site:
     """Settings of the VM that checks and messages read: namespaces, repo URLs, paths.
 
     Built once per module call from its options, so a VM whose Argo CD lives in another
-    namespace is judged, and told, with that namespace.
+    namespace is judged, and told, with that namespace. `helm_binary` and `kustomize_binary`
+    are the tools Argo CD runs, at its versions (checks/repo_server.py); None means the
+    module's defaults, read when the Site is built (tests point them at the control plane's).
     """
 
     def __init__(self, argocd_namespace="argocd", gitd_namespace="gitsrv", bare_root="/srv/bare", workspace_root="/root",
-                 k3s_kubeconfig="/etc/rancher/k3s/k3s.yaml", probe_replay=None):
+                 k3s_kubeconfig="/etc/rancher/k3s/k3s.yaml", probe_replay=None, helm_binary=None, kustomize_binary=None):
         self.argocd_namespace = argocd_namespace
         self.gitd_namespace = gitd_namespace
         self.bare_root = bare_root
         self.workspace_root = workspace_root
         self.k3s_kubeconfig = k3s_kubeconfig  # the VM's admin kubeconfig: its server and CA, nothing else
         self.probe_replay = probe_replay  # recorded probe results (a fixture world) instead of running probes
+        self.helm_binary = helm_binary or repo_server.HELM_BINARY
+        self.kustomize_binary = kustomize_binary or repo_server.KUSTOMIZE_BINARY
 
     def repo_url(self, name):
         return f"git://gitd.{self.gitd_namespace}.svc.cluster.local:{GITD_PORT}/{name}.git"

@@ -578,7 +578,11 @@ def run_bounded(argv, cwd=None, env=None, timeout=10.0, max_output=1024 * 1024, 
     def limit():
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if memory_bytes is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+            # Never above what this process may have itself (raising a hard limit needs
+            # CAP_SYS_RESOURCE, which a container may lack): a child bound by its caller stays so.
+            hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+            bound = memory_bytes if hard == resource.RLIM_INFINITY else min(memory_bytes, hard)
+            resource.setrlimit(resource.RLIMIT_AS, (bound, bound))
         if file_bytes is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
 

@@ -18,6 +18,8 @@ SITE_OPTIONS = {
     "argocd_namespace": {"type": "str", "default": "argocd"},
     "gitd_namespace": {"type": "str", "default": "gitsrv"},
     "bare_root": {"type": "path", "default": "/srv/bare"},
+    "helm_binary": {"type": "path", "default": "/usr/local/bin/helm"},
+    "kustomize_binary": {"type": "path", "default": "/usr/local/bin/kustomize"},
 }
 
 ARGUMENT_SPEC = {
@@ -67,7 +69,7 @@ def grade_host(params):
             return {"state": "error", "error": {"kind": "health", "message": message, "details": health["probes"]},
                     "health": health, "labs": {}}
     site = Site(params["argocd_namespace"], params["gitd_namespace"], params["bare_root"], params["workspace_root"],
-                params["k3s_kubeconfig"], params["probe_replay"])
+                params["k3s_kubeconfig"], params["probe_replay"], params["helm_binary"], params["kustomize_binary"])
     results = {}
     labs = [LABS[lab_id] for lab_id in dict.fromkeys(params["labs"])]
     for lab, budget in lab_budgets(labs, params["time_budget"], deadline):

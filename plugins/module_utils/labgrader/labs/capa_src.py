@@ -8,9 +8,9 @@ scales prod-api to 4).
 
 from __future__ import annotations
 
-import fnmatch
 import posixpath
 import re
+import secrets
 
 from ansible.module_utils.labgrader.checks.argocd import (
     application_file,
@@ -40,6 +40,7 @@ from ansible.module_utils.labgrader.checks.git import (
     yaml_documents,
     yaml_objects,
 )
+from ansible.module_utils.labgrader.checks.repo_server import helm_template, kustomize_build, resolve_value_files
 from ansible.module_utils.labgrader.collect import Reads, Repo
 from ansible.module_utils.labgrader.facts import (
     DEFAULT_TRACKING_METHOD,
@@ -124,11 +125,15 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "template_missing": ("no template in charts/web/templates renders {kind} {name}",
                          "charts/web/templates に {kind} {name} を生成するテンプレートがありません",
                          "charts/web/templates에 {kind} {name} 리소스를 만드는 템플릿이 없습니다"),
-    "template_unparsable": ("no template renders {kind} {name}; not YAML once their actions are rendered: {paths}",
-                            "{kind} {name} を生成するテンプレートがありません。アクションを展開すると YAML "
-                            "にならないテンプレート: {paths}",
-                            "{kind} {name} 리소스를 만드는 템플릿이 없습니다. 액션을 펼치면 YAML이 아닌 템플릿: "
-                            "{paths}"),
+    "helm_template_failed": ("`helm template` of charts/web at bare main fails, as it fails in Argo CD: {detail}",
+                             "ベアリポジトリの main の charts/web で `helm template` が失敗します(Argo CD でも同じく"
+                             "失敗します): "
+                             "{detail}",
+                             "베어 저장소 main의 charts/web에서 `helm template`이 실패합니다 (Argo CD에서도 똑같이 "
+                             "실패합니다): {detail}"),
+    "tool_unavailable": ("the grader cannot run {tool} on this VM: {detail}",
+                         "この VM では採点ツールが {tool} を実行できません: {detail}",
+                         "이 VM에서 채점기가 {tool} 도구를 실행할 수 없습니다: {detail}"),
     "template_incomplete": ("{path} does not render {missing}",
                             "{path} が {missing} を生成していません",
                             "{path} 템플릿이 다음을 만들지 않습니다: {missing}"),
@@ -476,80 +481,65 @@ def chart_prod_values(state):
     return chart_values(state, "values-prod.yaml", {"replicaCount": 2, "greeting": "from-values-file"})
 
 
-TEMPLATE_ACTION = re.compile(r"\{\{(-?)(.*?)(-?)\}\}", re.S)
-VALUES_REF = re.compile(r"\.Values\.([A-Za-z0-9_.]+)")
-STRING_LITERAL = re.compile(r'"[^"\\]*"')  # a constant action such as {{ "" }} prints its text
-VALUE_TOKEN = "HELMVALUES."  # stands for the value a .Values reference renders
-BLOCK_ACTIONS = ("if", "else", "end", "range", "with", "define", "block", "template", "include")
+CHART_DIR = "charts/web"
+VALUES_PROD = f"{CHART_DIR}/values-prod.yaml"
+# Values the grader passes as Application parameters (`--set`, as Argo CD passes
+# spec.source.helm.parameters) to see which rendered fields follow them: unlike anything a
+# learner writes, chosen per module call.
+PROBE_GREETING = f"greeting-{secrets.token_hex(4)}"
+PROBE_REPLICAS = 5 + secrets.randbelow(5)
 
-
-def render_template(text):
-    """A chart template with the few actions this lab uses rendered, so the result is judged as
-    YAML data (quoting, comments, key order, flow or block style and `---` do not matter).
-    Helm is not run: `{{- x -}}` trims whitespace as text/template does; .Release.Name renders the
-    release name Argo CD passes, the Application name (util/helm/cmd.go template: `helm template
-    <appName>`); a .Values.<path> reference renders the token HELMVALUES.<path> (quoted when the
-    pipeline has quote/squote); comments and control actions (if/range/with/end/define/include)
-    render nothing, so both branches of an if stay in."""
-    parts = TEMPLATE_ACTION.split(text)  # text, left trim, action, right trim, text, ...
-    out = [parts[0]]
-    for index in range(1, len(parts), 4):
-        left, action, right, following = parts[index:index + 4]
-        if left:
-            out[-1] = out[-1].rstrip()
-        out.append(render_action(action.strip()))
-        out.append(following.lstrip() if right else following)
-    return "".join(out)
-
-
-def render_action(action):
-    words = action.replace("|", " ").split()
-    if not words or action.startswith("/*") or words[0] in BLOCK_ACTIONS:
-        return ""
-    if STRING_LITERAL.fullmatch(action):
-        return action[1:-1]
-    reference = VALUES_REF.search(action)
-    if reference:
-        token = VALUE_TOKEN + reference.group(1)
-        return f'"{token}"' if {"quote", "squote"} & set(words) else token
-    return HELM_APP if ".Release.Name" in words else ""
-
-
-TEMPLATE_FIELDS = {  # kind: [(what must hold, test on the rendered object)]
+TEMPLATE_FIELDS = {  # kind: [(what must hold, test on the object helm rendered)]
     "ConfigMap": [("data.greeting from .Values.greeting",
-                   lambda doc: VALUE_TOKEN + "greeting" in str(dig(doc, "data", "greeting")))],
+                   lambda doc: dig(doc, "data", "greeting") == PROBE_GREETING)],
     "Deployment": [("spec.replicas from .Values.replicaCount",
-                    lambda doc: VALUE_TOKEN + "replicaCount" in str(dig(doc, "spec", "replicas"))),
+                    lambda doc: dig(doc, "spec", "replicas") == PROBE_REPLICAS
+                    and not isinstance(dig(doc, "spec", "replicas"), bool)),
                    ("image nginx:1.27-alpine", lambda doc: "nginx:1.27-alpine" in images(doc))],
 }
 
 
+def chart_rendered(state):
+    """charts/web at bare main rendered by helm as Argo CD renders Application src-helm (release
+    src-helm, namespace src-helm), the chart's own values.yaml plus the grader's two parameters."""
+    source = {"path": CHART_DIR, "helm": {"parameters": [
+        {"name": "greeting", "value": PROBE_GREETING}, {"name": "replicaCount", "value": str(PROBE_REPLICAS)}]}}
+    return helm_template(state.site.helm_binary, state.repo.tree, source, HELM_APP, HELM_APP)
+
+
+def template_path(source, chart_name):
+    """helm names a template <chart name>/templates/<file>; the repository path is under charts/web."""
+    if isinstance(source, str) and isinstance(chart_name, str) and source.startswith(chart_name + "/"):
+        return f"{CHART_DIR}/{source[len(chart_name) + 1:]}"
+    return source or CHART_DIR
+
+
 def chart_template(state, kind, name_suffix):
     """A template under charts/web/templates that renders `kind` named `<release>-<suffix>` with
-    the fields the lab asks for, judged on the rendered YAML (render_template)."""
+    the fields the lab asks for, judged on what `helm template` renders (helpers, include, tpl,
+    toYaml and values.yaml as Helm reads them)."""
     problem = repo_blocked(state)
     if problem:
         return problem
     templates = {p: t for p, t in state.repo.tree.items() if p.startswith(f"{CHART_DIR}/templates/") and t}
     fields = TEMPLATE_FIELDS[kind]
     expected = f"kind: {kind}, name: {{{{ .Release.Name }}}}-{name_suffix}, " + ", ".join(w for w, _ in fields)
-    unparsable = []
-    for path, text in sorted(templates.items()):
-        documents, error = parse_yaml_text(render_template(text))
-        if error:
-            unparsable.append(path)
-        for doc in documents or []:
-            if not (isinstance(doc, dict) and doc.get("kind") == kind
-                    and dig(doc, "metadata", "name") == f"{HELM_APP}-{name_suffix}"):
-                continue
-            missing = [what for what, holds in fields if not holds(doc)]
-            if missing:
-                return failed("template_incomplete", expected=expected, found=missing, path=path,
-                              missing=", ".join(missing))
-            return passed("template_ok", expected=expected, found=path, path=path)
-    if unparsable:
-        return failed("template_unparsable", expected=expected, found=unparsable, paths=", ".join(unparsable),
-                      kind=kind, name=f"{{{{ .Release.Name }}}}-{name_suffix}")
+    rendered = chart_rendered(state)
+    if rendered.unavailable:
+        return errored("tool_unavailable", tool="helm", detail=rendered.unavailable)
+    if rendered.problem:
+        return failed("helm_template_failed", expected=expected, found=rendered.problem, detail=rendered.problem)
+    chart, _ = parse_yaml_text(state.repo.tree.get(f"{CHART_DIR}/Chart.yaml") or "")
+    chart_name = dig(chart[0], "name") if chart and isinstance(chart[0], dict) else None
+    for doc, source in zip(rendered.objects, rendered.sources, strict=True):
+        if doc.get("kind") != kind or dig(doc, "metadata", "name") != f"{HELM_APP}-{name_suffix}":
+            continue
+        path = template_path(source, chart_name)
+        missing = [what for what, holds in fields if not holds(doc)]
+        if missing:
+            return failed("template_incomplete", expected=expected, found=missing, path=path,
+                          missing=", ".join(missing))
+        return passed("template_ok", expected=expected, found=path, path=path)
     return failed("template_missing", expected=expected, found=sorted(templates) or None, kind=kind,
                   name=f"{{{{ .Release.Name }}}}-{name_suffix}")
 
@@ -569,49 +559,9 @@ def helm_app_problems(state, app, namespace_required):
     return problems
 
 
-CHART_DIR = "charts/web"
-VALUES_PROD = f"{CHART_DIR}/values-prod.yaml"
-URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")  # what net/url.Parse reads as a scheme
-GLOB = re.compile(r"[*?\[]")  # repository.go isGlobPath
-
-
-def resolve_value_files(helm, tree):
-    """The files `helm template --values` gets, as repository paths, in Argo CD's order, or
-    (None, entry) for an entry Argo CD refuses. reposerver/repository/repository.go
-    getResolvedValueFiles + util/io/path/resolved.go ResolveValueFilePathOrUrl: an entry is
-    relative to the chart directory (spec.source.path); a leading "/" means the repository root;
-    the cleaned path must stay inside the repository; a glob expands over the checkout in lexical
-    order (explicit entries keep their place); a file listed twice counts once; a missing file is
-    skipped only with ignoreMissingValueFiles. A URL is remote, never the repository's file."""
-    entries = helm.get("valueFiles")
-    if not isinstance(entries, list):
-        return [], None
-    ignore_missing = helm.get("ignoreMissingValueFiles") is True
-    paths = []
-    for entry in entries:
-        if not isinstance(entry, str) or URL_SCHEME.match(entry):
-            return None, entry
-        base = "/" if entry.startswith("/") else "/" + CHART_DIR
-        path = posixpath.normpath(posixpath.join(base, entry))[1:]
-        if not path or path.startswith("../"):
-            return None, entry  # the repository root itself, or outside it
-        paths.append(path)
-    explicit = {p for p in paths if not GLOB.search(p)}
-    resolved = []
-    for path, entry in zip(paths, entries, strict=True):
-        if GLOB.search(path):
-            matches = sorted(p for p in tree if p.count("/") == path.count("/") and fnmatch.fnmatchcase(p, path))
-            if not matches and not ignore_missing:
-                return None, entry
-            resolved.extend(m for m in matches if m not in explicit)
-        elif path in tree or not ignore_missing:
-            resolved.append(path)
-    return list(dict.fromkeys(resolved)), None
-
-
 def value_files_resolve_to_prod(app, tree):
     helm = dig(app, "spec", "source", "helm")
-    resolved, _ = resolve_value_files(helm if isinstance(helm, dict) else {}, tree)
+    resolved, _ = resolve_value_files(helm if isinstance(helm, dict) else {}, tree, CHART_DIR)
     return resolved == [VALUES_PROD]
 
 
@@ -878,84 +828,100 @@ def no_override_in_git(state):
         return problem
     if not any(p.startswith("kust/") for p in state.repo.tree):
         return failed("git_dir_missing", expected="kust/", found=None, path="kust/")
-    by_path = {}
-    for path, doc in yaml_objects(state.repo.tree, "kust"):
-        by_path[path] = by_path.get(path, False) or sets_override(doc)
-    mentions = sorted(path for path, found in by_path.items() if found)
+    mentions, error = override_in_git(state)
+    if error:
+        return error
     if mentions:
         return failed("override_in_git", expected=[], found=mentions, paths=", ".join(mentions))
     return passed("override_not_in_git", expected=[], found=[])
 
 
 OVERRIDE_TAG = "1.28"
+KUST_PATH = "kust/overlays/prod"
 
 
-def sets_override(value, key=None):
-    """True when a YAML value under kust/ would make kustomize render the 1.28 image: an image
-    reference (image:, newName:, a JSON-patch value:) with a 1.28 tag, a newTag: 1.28..., or an
-    inline patch text that does. Judged on data: comments and other files mentioning 1.28 do not
-    count (kustomize reads only kustomization files and the resources they list)."""
-    if isinstance(value, dict):
-        return any(sets_override(v, str(k)) for k, v in value.items())
-    if isinstance(value, list):
-        return any(sets_override(v, key) for v in value)
-    if key == "newTag":
-        return str(value).startswith(OVERRIDE_TAG)
-    if not isinstance(value, str):
-        return False
-    if "\n" in value:  # an inline patch (patches[].patch, patchesStrategicMerge entries)
-        documents, _ = parse_yaml_text(value)
-        return any(sets_override(doc) for doc in documents or [])
-    return split_image(value.strip())[1].startswith(OVERRIDE_TAG)
+def build_options(state):
+    """argocd-cm `kustomize.buildOptions`, which Argo CD adds to every `kustomize build`
+    (util/kustomize/kustomize.go parseKustomizeBuildOptions). When the cluster cannot be read
+    the other checks say so, and git is judged with kustomize's defaults."""
+    if not state.cluster.ok:
+        return ""
+    return dig(state.cluster.get("argocd_cm"), "data", "kustomize.buildOptions") or ""
+
+
+def override_in_git(state):
+    """(the kustomization files under kust/ whose `kustomize build`, as Argo CD runs it without
+    the Application's images, renders an image tagged 1.28..., ERROR verdict or None). What git
+    alone makes kustomize render decides, not the text: a comment or a README mentioning 1.28
+    renders nothing, an inline patch or an images entry does. A directory kustomize cannot build
+    renders nothing (kust-base and kust-overlay say what is wrong with it)."""
+    mentions = []
+    for directory in sorted({posixpath.dirname(p) for p in state.repo.tree if p.startswith("kust/")}):
+        path = next((p for p in kustomization_paths(directory) if p in state.repo.tree), None)
+        if path is None:
+            continue
+        rendered = kustomize_build(state.site.kustomize_binary, state.repo.tree, {"path": directory}, KUST_APP,
+                                   KUST_APP, state.repo.head or "", build_options(state))
+        if rendered.unavailable:
+            return None, errored("tool_unavailable", tool="kustomize", detail=rendered.unavailable)
+        if any(image_tag(i).startswith(OVERRIDE_TAG) for o in rendered.objects or [] for i in images(o)
+               if isinstance(i, str)):
+            mentions.append(path)
+    return mentions, None
+
+
+def image_tag(reference):
+    """The tag of a rendered image reference, name[:tag][@digest], as the OCI distribution
+    reference grammar reads it: after the ":" in the last path component (a registry port is in
+    the first). A reference kustomize made invalid (newName nginx:1.28-alpine renders
+    nginx:1.28-alpine:1.27-alpine) keeps everything after that ":" as its tag."""
+    last = reference.split("@", 1)[0].rsplit("/", 1)[-1]
+    return last.partition(":")[2]
 
 
 KUST_IMAGE = "nginx:1.28-alpine"
 KUST_IMAGE_ENTRY = "nginx=nginx:1.28-alpine"
+# The lab's base as shared/labs/capa-src.md step 4 asks for it (kust-base checks the learner's):
+# what the Application's kustomize.images do is judged on it, so a mistake in the learner's
+# kustomization fails kust-base or kust-overlay, not every check that reads the Application.
+LAB_BASE = {
+    f"{KUST_PATH}/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+                                       "resources:\n  - deployment.yaml\n",
+    f"{KUST_PATH}/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\n"
+                                    "  labels:\n    app: api\nspec:\n  replicas: 1\n  selector:\n"
+                                    "    matchLabels:\n      app: api\n  template:\n    metadata:\n"
+                                    "      labels:\n        app: api\n    spec:\n      containers:\n"
+                                    "        - name: api\n          image: nginx:1.27-alpine\n",
+}
 
 
-def kustomize_image_override(entries, image_name="nginx"):
-    """The image `image_name` becomes after spec.source.kustomize.images, or None when no entry
-    overrides it. Argo CD passes every entry unchanged as one argument of `kustomize edit set image`
-    (util/kustomize/kustomize.go); kustomize (commands/edit/set/setimage.go parse) splits on the
-    first "=" into name and new image, splits the new image into name:tag@digest
-    (api/internal/image/image.go Split) and a later entry for the same name wins. No trimming:
-    "nginx = nginx:1.28-alpine" overrides an image called "nginx "."""
-    result = None
-    for entry in entries if isinstance(entries, list) else []:
-        if not isinstance(entry, str):
-            continue
-        key, separator, value = entry.partition("=")
-        if not separator:
-            key, value = "", entry
-        name, tag, digest = split_image(value)
-        if name == entry:
-            continue  # kustomize refuses an entry without a tag, digest or new name
-        if (key or name) == image_name:
-            result = (name if key and name else image_name) + (f":{tag}" if tag else "") + (f"@{digest}" if digest else "")
-    return result
-
-
-def split_image(image):
-    """kustomize api/internal/image/image.go Split: (name, tag, digest); ":" after the first "/" only."""
-    slash = image.find("/")
-    offset = slash if slash > 0 else 0
-    search = image[offset:]
-    at, colon = search.find("@"), search.find(":")
-    if colon < 0 and at < 0:
-        return image, "", ""
-    if at >= 0 and (at < colon or colon < 0):
-        return image[:offset + at], "", image[offset + at + 1:]
-    if at >= 0:
-        return image[:offset + colon], image[offset + colon + 1:offset + at], image[offset + at + 1:]
-    return image[:offset + colon], image[offset + colon + 1:], ""
-
-
-def kust_app_problems(state, app, namespace_required):
-    problems = spec_problems(app, state.site, repo_url(state), "kust/overlays/prod", KUST_APP, namespace_required)
+def image_problems(state, app):
+    """([the images problem] or [], ERROR verdict or None): the image Deployment api gets when
+    Argo CD applies the Application's spec.source.kustomize.images with `kustomize edit set
+    image` before `kustomize build` (the same kustomize, checks/repo_server.py) must be
+    nginx:1.28-alpine. kustomize decides how an entry reads (name=newName:tag@digest, a tag or
+    digest alone, a registry port, a later entry for the same name winning, no trimming)."""
     entries = dig(app, "spec", "source", "kustomize", "images")
-    if kustomize_image_override(entries) != KUST_IMAGE:
-        problems.append(("spec.source.kustomize.images", [KUST_IMAGE_ENTRY], entries))
-    return problems
+    source = {"path": KUST_PATH, "repoURL": dig(app, "spec", "source", "repoURL"),
+              "targetRevision": dig(app, "spec", "source", "targetRevision"),
+              "kustomize": {"images": entries if isinstance(entries, list) else []}}
+    revision = (state.repo.head if state.repo and state.repo.ok else None) or ""
+    rendered = kustomize_build(state.site.kustomize_binary, LAB_BASE, source, KUST_APP, KUST_APP, revision,
+                               build_options(state))
+    if rendered.unavailable:
+        return [], errored("tool_unavailable", tool="kustomize", detail=rendered.unavailable)
+    _, deployment = find_object([(KUST_PATH, o) for o in rendered.objects or []], "Deployment", name="api")
+    if deployment is None or wanted_or_first(images(deployment), KUST_IMAGE) != KUST_IMAGE:
+        return [("spec.source.kustomize.images", [KUST_IMAGE_ENTRY], entries)], None
+    return [], None
+
+
+def kust_app_verdict(state, app, namespace_required, what, hint):
+    problems, error = image_problems(state, app)
+    if error:
+        return error
+    problems = spec_problems(app, state.site, repo_url(state), KUST_PATH, KUST_APP, namespace_required) + problems
+    return verdict_from_problems(problems, what, hint)
 
 
 @lab.check(4, "app-file", hint="kustomize_images")
@@ -963,7 +929,7 @@ def kust_app_file(state):
     app, problem = application_file(state.files["app-src-kust.yaml"], KUST_APP)
     if problem:
         return problem
-    return verdict_from_problems(kust_app_problems(state, app, False), "app-src-kust.yaml", "kustomize_images")
+    return kust_app_verdict(state, app, False, "app-src-kust.yaml", "kustomize_images")
 
 
 @lab.check(4, "live-app", hint="kustomize_images")
@@ -971,7 +937,7 @@ def kust_live_app(state):
     app, problem = live_app(state, KUST_APP, 4)
     if problem:
         return problem
-    return verdict_from_problems(kust_app_problems(state, app, True), f"Application {KUST_APP}", "application_apply")
+    return kust_app_verdict(state, app, True, f"Application {KUST_APP}", "application_apply")
 
 
 @lab.check(4, "live-deployment", hint="kustomize_images")
@@ -1601,7 +1567,8 @@ def ignores_prod_api_replicas(rule):
             and rule.get("namespace") in (None, "", KUST_APP))
 
 
-def ignore_problems(app, what):
+def ignore_problems(state, app):
+    """(the problems of step 7's Application settings, ERROR verdict or None)."""
     problems = []
     rules = dig(app, "spec", "ignoreDifferences", default=[])
     rules = rules if isinstance(rules, list) else []
@@ -1613,13 +1580,14 @@ def ignore_problems(app, what):
             problems.append(("spec.syncPolicy.syncOptions", option, dig(app, "spec", "syncPolicy", "syncOptions")))
     if not automated_enabled(app) or dig(app, "spec", "syncPolicy", "automated", "selfHeal") is not True:
         problems.append(("spec.syncPolicy.automated.selfHeal", True, dig(app, "spec", "syncPolicy", "automated")))
-    entries = dig(app, "spec", "source", "kustomize", "images")
-    if kustomize_image_override(entries) != KUST_IMAGE:
-        problems.append(("spec.source.kustomize.images", [KUST_IMAGE_ENTRY], entries))
-    return problems
+    image, error = image_problems(state, app)
+    return problems + image, error
 
 
-def ignore_verdict(problems, what):
+def ignore_verdict(state, app, what):
+    problems, error = ignore_problems(state, app)
+    if error:
+        return error
     respect_missing = any(f == "spec.syncPolicy.syncOptions" and e == "RespectIgnoreDifferences=true"
                           for f, e, _ in problems)
     verdict = verdict_from_problems(problems, what, "ignore_differences")
@@ -1634,7 +1602,7 @@ def kust_ignore_file(state):
     app, problem = application_file(state.files["app-src-kust.yaml"], KUST_APP)
     if problem:
         return problem
-    return ignore_verdict(ignore_problems(app, "app-src-kust.yaml"), "app-src-kust.yaml")
+    return ignore_verdict(state, app, "app-src-kust.yaml")
 
 
 @lab.check(7, "live-app", hint="ignore_differences")
@@ -1642,7 +1610,7 @@ def kust_ignore_live(state):
     app, problem = live_app_blocked(state, KUST_APP, 4)
     if problem:
         return problem
-    return ignore_verdict(ignore_problems(app, f"Application {KUST_APP}"), f"Application {KUST_APP}")
+    return ignore_verdict(state, app, f"Application {KUST_APP}")
 
 
 @lab.check(7, "live-replicas", hint="ignore_differences")

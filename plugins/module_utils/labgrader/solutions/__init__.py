@@ -41,7 +41,8 @@ def solve(params, check_mode=False):
     if not 1 <= until <= len(solution.STEPS):
         raise SolveError(f"last_step must be between 1 and {len(solution.STEPS)} for {lab.id}, got {until}")
     site = Site(params["argocd_namespace"], params["gitd_namespace"], params["bare_root"], params["workspace_root"],
-                k3s_kubeconfig=params["kubeconfig"])
+                k3s_kubeconfig=params["kubeconfig"], helm_binary=params["helm_binary"],
+                kustomize_binary=params["kustomize_binary"])
     machine = Machine(params["kubectl"], params["kubeconfig"], params["argocd"], site, params["wait_timeout"])
 
     def left():
