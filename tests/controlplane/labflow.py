@@ -60,7 +60,8 @@ def inventory(learner: Learner) -> Path:
         "ansible_connection": "local", "ansible_python_interpreter": sys.executable, "lab_grader_python": sys.executable,
         "lab_kubectl": [str(plane.bin_dir / "kubectl")], "lab_argocd": [str(plane.bin_dir / "argocd")],
         "lab_admin_kubeconfig": str(plane.kubeconfig), "lab_workspace_root": str(learner.root / "root"),
-        "lab_bare_root": str(plane.bare_root)}}}}), encoding="utf-8")
+        "lab_bare_root": str(plane.bare_root), "lab_helm_binary": str(plane.bin_dir / "helm"),
+        "lab_kustomize_binary": str(plane.bin_dir / "kustomize")}}}}), encoding="utf-8")
     return path
 
 
