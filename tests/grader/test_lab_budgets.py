@@ -12,6 +12,7 @@ import time
 
 from ansible.module_utils.labgrader import collect as collect_module
 from ansible.module_utils.labgrader import i18n
+from ansible.module_utils.labgrader.checks import repo_server
 from ansible.module_utils.labgrader.collect import Reads, Site
 from ansible.module_utils.labgrader.gitstate import OUT_OF_TIME
 from ansible.module_utils.labgrader.grading import ClusterView, Declared, Lab, LabBudget, LabState, OutOfTime, grade, lab_budgets
@@ -20,6 +21,8 @@ from ansible.module_utils.labgrader.labs import LABS
 from ansible.module_utils.labgrader.result import passed, pending
 from ansible.module_utils.labgrader.runner import ARGUMENT_SPEC, grade_host
 
+from tests.grader.test_grading import Clock
+
 SLOW_VALIDATE = "#!/bin/sh\nsleep 5\nexit 0\n"  # well inside its own 30 s timeout
 
 
@@ -27,7 +30,8 @@ def host_params(host, labs, time_budget):
     params = {name: spec.get("default") for name, spec in ARGUMENT_SPEC.items()}
     params.update(labs=labs, kubeconfig=str(host / "kubeconfig"), k3s_kubeconfig=str(host / "kubeconfig"),
                   bare_root=str(host / "srv" / "bare"), workspace_root=str(host / "root"), health=False,
-                  settle_timeout=0, time_budget=time_budget)
+                  settle_timeout=0, time_budget=time_budget, helm_binary=repo_server.HELM_BINARY,
+                  kustomize_binary=repo_server.KUSTOMIZE_BINARY)  # the tests' builds (tests/conftest.py)
     return params
 
 
@@ -146,17 +150,6 @@ def reading(lab, snapshot, read_seconds=0.0):
     budget = LabBudget(lab, 12, 24)
     return LabState(Site(), "/w", None, Declared(), None, None, ClusterView(snapshot, API), Declared(), budget=budget,
                     read_seconds=read_seconds)
-
-
-class Clock:
-    def __init__(self):
-        self.now = 0.0
-
-    def __call__(self):
-        return self.now
-
-    def sleep(self, seconds):
-        self.now += seconds
 
 
 def test_settling_waits_only_while_a_whole_reading_still_fits_the_labs_share():

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 import sys
 import time
 
 import pytest
 from ansible.module_utils.labgrader.sandbox import Sandbox, SandboxUnavailable, TreeRefused, login_env
+
+from tests.grader.test_cgoa_probes import no_process_left
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs root, as the grader has on a VM")
 
@@ -121,7 +122,7 @@ def test_no_process_outlives_a_run(learner):
         out, _ = output(sandbox, script)
     assert out.split() == ["4", "started"], out  # all four daemons ran
     assert time.monotonic() - started < 10  # the one holding stdout costs nothing
-    assert_no_process(marker)
+    no_process_left(marker)
 
 
 def test_a_run_ends_whole_at_its_deadline(learner):
@@ -131,7 +132,7 @@ def test_a_run_ends_whole_at_its_deadline(learner):
         result = run(sandbox, f"(bash -c 'exec -a {marker} sleep 300' &); bash -c 'exec -a {marker} sleep 300'",
                            timeout=1)
     assert result.timed_out and time.monotonic() - started < 8
-    assert_no_process(marker)
+    no_process_left(marker)
 
 
 def test_memory_pids_and_disk_are_bounded_together(learner):
@@ -185,30 +186,3 @@ def test_without_root_there_is_no_sandbox(monkeypatch):
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     with pytest.raises(SandboxUnavailable, match="the grader does not run as root"):
         Sandbox()
-
-
-def assert_no_process(marker, seconds=10.0):
-    deadline = time.monotonic() + seconds
-    while True:
-        found = subprocess.run(["pgrep", "-af", marker], capture_output=True, text=True).stdout
-        left = [line for line in found.splitlines() if "pgrep" not in line]
-        if not left:
-            return
-        assert time.monotonic() < deadline, f"left behind: {left}"
-        time.sleep(0.2)
-
-
-def test_a_sandbox_without_network_reaches_nothing(learner):
-    import socket
-
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(1)
-    port = listener.getsockname()[1]
-    script = f"python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}), 2)' 2>&1 | tail -1"
-    with Sandbox() as sandbox:
-        assert output(sandbox, script)[0] == ""  # the host's loopback: connected
-    with Sandbox(network=False) as sandbox:
-        assert "Network is unreachable" in output(sandbox, script)[0] or \
-            "Connection refused" in output(sandbox, script)[0]
-    listener.close()
