@@ -13,6 +13,7 @@ import sys
 
 import pytest
 from ansible.module_utils.labgrader import learner_check
+from ansible.module_utils.labgrader.checks import repo_server
 
 from tests.conftest import REPO_ROOT
 from tests.grader.test_readonly import (
@@ -30,7 +31,8 @@ def write_config(host, where, labs=("capa-src",), lang="en", replay=True):
     fixture host; its recorded probes are replayed unless `replay` is false."""
     config = {"labs": list(labs), "lang": lang, "kubeconfig": str(host / "kubeconfig"),
               "k3s_kubeconfig": str(host / "kubeconfig"), "bare_root": str(host / "srv" / "bare"),
-              "workspace_root": str(host / "root"), "settle_timeout": 0}
+              "workspace_root": str(host / "root"), "settle_timeout": 0,
+              "helm_binary": repo_server.HELM_BINARY, "kustomize_binary": repo_server.KUSTOMIZE_BINARY}
     if replay and (host / "probes.json").exists():
         config["probe_replay"] = str(host / "probes.json")
     path = where / "lab-check.json"

@@ -34,7 +34,7 @@ DEFAULT_CONFIG = "/opt/lab-grader/lab-check.json"
 CONFIG_MAX_BYTES = 64 * 1024
 # Settings the provisioning may write; the rest of lab_grade's options keep their defaults.
 CONFIG_KEYS = ("labs", "lang", "kubeconfig", "k3s_kubeconfig", "argocd_namespace", "gitd_namespace", "bare_root",
-               "workspace_root", "settle_timeout", "time_budget", "probe_replay")
+               "workspace_root", "settle_timeout", "time_budget", "probe_replay", "helm_binary", "kustomize_binary")
 
 USAGE = {
     "en": "usage: lab check [LAB] [STEP] [--lang en|ja|ko]",
