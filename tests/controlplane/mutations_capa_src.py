@@ -668,6 +668,10 @@ MUTATIONS = {
     "Chart.yaml without a version": (mutation_chart_without_version, {
         "capa-src.1.chart-yaml": 'charts/web/Chart.yaml in bare main: expected {"name": "web", "version": "0.1.0"}, '
                                  'found {"name": "web", "version": null}',
+        # helm refuses the chart, as Argo CD's repo server does (hence Unknown).
+        **{check: "`helm template` of charts/web at bare main fails, as it fails in Argo CD: Error: validation: "
+                  "chart.metadata.version is required"
+           for check in ("capa-src.1.template-configmap", "capa-src.1.template-deployment")},
         "capa-src.1.live-app-status": "Application src-helm is Unknown / Healthy, expected Synced / Healthy"}),
     "values.yaml key misspelled": (mutation_chart_values_typo, {
         "capa-src.1.chart-values": 'charts/web/values.yaml in bare main: expected {"replicaCount": 1, "greeting": '

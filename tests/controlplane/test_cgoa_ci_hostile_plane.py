@@ -325,7 +325,7 @@ def grading_effects(learner: Learner, state) -> tuple[list[str], list[str]]:
     changed = differences(before, state())
     events = audit.between(start, end)
     writes = offending(events, start.user)
-    own = sorted({ev["name"] for ev in events if own_namespace_write(ev) and carried_out(ev)})
+    own = sorted({ev["name"] for ev in events if own_namespace_write(ev) and carried_out(ev) and not is_dry_run(ev)})
     if own:
         created = next(c for lab in graded["labs"].values() for step in lab["steps"] for c in step["checks"]
                        if c["check"] == "cgoa-ci.4.validate-created-nothing")
