@@ -270,7 +270,7 @@ class Sandbox:
             os.mkdir(path)
         os.chown(self.ready, SANDBOX_UID, SANDBOX_UID)
         self.staged_bytes = self.staged_files = 0
-        self.sealed = False
+        self.unsealed = {None}  # the stage (None) and the layers written since they were last sealed
 
     def __enter__(self):
         return self
@@ -286,14 +286,16 @@ class Sandbox:
         return os.path.join(base, os.path.abspath(real_path).lstrip("/"))
 
     def make_dirs(self, real_path, layer=None):
-        self.sealed = False
         path = self.staged(real_path, layer)
-        os.makedirs(path, exist_ok=True)
+        if not os.path.isdir(path):
+            os.makedirs(path)
+            self.unsealed.add(layer)
         return path
 
     def write_file(self, real_path, data, mode=0o644, layer=None):
         """A file of the grader's own (a probe input) at `real_path`, in the stage or a layer."""
         self.make_dirs(os.path.dirname(real_path), layer)
+        self.unsealed.add(layer)
         target = self.staged(real_path, layer)
         with open(target, "wb") as handle:
             handle.write(data.encode("utf-8") if isinstance(data, str) else data)
@@ -340,6 +342,7 @@ class Sandbox:
 
         real_path = real_path or source
         self.make_dirs(os.path.dirname(real_path))
+        self.unsealed.add(None)
         try:
             copy(source, self.staged(real_path), "")
         except RecursionError:
@@ -347,17 +350,19 @@ class Sandbox:
         except OSError as exc:
             raise TreeRefused(f"cannot be copied: {exc.strerror or exc}") from None
 
-    def seal(self):
-        """Give every staged file to the sandbox's root (SANDBOX_UID): it copies them into its
-        own root file system and must read them all, 0600 files included."""
-        if self.sealed:
-            return
-        for base in (self.stage, self.layers):
+    def seal(self, layer=None):
+        """Give the staged files, and those of `layer`, to the sandbox's root (SANDBOX_UID): it
+        copies them into its own root file system and must read them all, 0600 files included.
+        Only what was written since it was last sealed is walked again; files our own git
+        commands write into the stage (checks/probes.py) belong to it and must be written before
+        its first run."""
+        for written in self.unsealed & {None, layer}:
+            base = os.path.join(self.layers, written) if written else self.stage
             os.lchown(base, SANDBOX_UID, SANDBOX_UID)
             for directory, dirnames, filenames in os.walk(base):
                 for name in dirnames + filenames:
                     os.lchown(os.path.join(directory, name), SANDBOX_UID, SANDBOX_UID)
-        self.sealed = True
+            self.unsealed.discard(written)
 
     # ------------------------------------------------------------ running
 
@@ -395,7 +400,7 @@ class Sandbox:
         self.make_dirs(cwd)
         if layer:
             self.make_dirs("/", layer)
-        self.seal()
+        self.seal(layer)
         started = os.path.join(self.ready, "started")
         with contextlib.suppress(FileNotFoundError):
             os.remove(started)
