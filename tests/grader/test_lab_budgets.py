@@ -23,7 +23,8 @@ from ansible.module_utils.labgrader.runner import ARGUMENT_SPEC, grade_host
 
 from tests.grader.test_grading import Clock
 
-SLOW_VALIDATE = "#!/bin/sh\nsleep 5\nexit 0\n"  # well inside its own 30 s timeout
+SLOW_VALIDATE = "#!/bin/sh\nsleep 6\nexit 0\n"  # well inside its own 30 s timeout; two runs (12 s) exceed
+# the probes' 10.5 s however fast the sandbox is staged (at 5 s, two runs fit on the CI machine), one fits
 
 
 def host_params(host, labs, time_budget):
@@ -45,8 +46,8 @@ def shown(result):
 
 def two_lab_host(fake_api):
     """The golden capa-src world plus cgoa-ci's golden workspace and bare repo, whose
-    validate.sh (and so the pre-receive gate) takes 5 s a run; no probes.json, so the probes run
-    for real: their eight runs would take 40 s."""
+    validate.sh (and so the pre-receive gate) takes 6 s a run; no probes.json, so the probes run
+    for real: their eight runs would take 48 s."""
     host = fake_api.world("capa-src/golden.yaml")
     ci = fake_api.world("cgoa-ci/golden.yaml")
     shutil.copytree(ci / "root" / "cgoa-ci", host / "root" / "cgoa-ci", symlinks=True)
@@ -66,7 +67,7 @@ def test_a_lab_whose_probes_eat_their_share_leaves_the_next_lab_its_own(fake_api
     assert time.monotonic() - started < 28
     assert shown(both["capa-src"]) == shown(alone)
     ci = shown(both["cgoa-ci"])
-    # The first run (5 s, after about 1 s of staging the sandbox) fits the probes' 10.5 s and is
+    # The first run (6 s, after 0.3-1 s of staging the sandbox) fits the probes' 10.5 s and is
     # the script's own verdict; the second cannot finish in what is left and is cut.
     assert ci["cgoa-ci.4.validate-accepts-valid"] == ("PASS", "validate.sh accepts a valid Deployment: exit code 0")
     cut = ("ERROR", "the grader ran out of time for the probes of lab cgoa-ci (10.5 s of its 14 s share of the 28 s "
