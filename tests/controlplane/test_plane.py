@@ -83,83 +83,76 @@ def test_kwok_stages_jobs_and_deployments(plane: Plane):
 
 
 ROLE_NS = "dryrun"
+CHECKER = f"system:serviceaccount:{ROLE_NS}:checker"
 
 
-def test_8_dry_run_server_with_namespaced_token(plane: Plane):
-    plane.apply(
-        "\n---\n".join(
-            json.dumps(o)
-            for o in [
-                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ROLE_NS}},
-                {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "checker", "namespace": ROLE_NS}},
-                {
-                    "apiVersion": "rbac.authorization.k8s.io/v1",
-                    "kind": "Role",
-                    "metadata": {"name": "deployer", "namespace": ROLE_NS},
-                    "rules": [
-                        {
-                            "apiGroups": ["apps"],
-                            "resources": ["deployments"],
-                            "verbs": ["get", "list", "create", "patch", "update"],
-                        },
-                        {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "create", "patch"]},
-                    ],
-                },
-                {
-                    "apiVersion": "rbac.authorization.k8s.io/v1",
-                    "kind": "RoleBinding",
-                    "metadata": {"name": "deployer", "namespace": ROLE_NS},
-                    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "deployer"},
-                    "subjects": [{"kind": "ServiceAccount", "name": "checker", "namespace": ROLE_NS}],
-                },
-            ]
-        )
-    )
-    token = plane.kubectl("-n", ROLE_NS, "create", "token", "checker", "--duration=10m").stdout.strip()
-    assert token.count(".") == 2
-
-    # TokenReview (as admin) authenticates the token
-    review = json.loads(
-        plane.kubectl(
-            "create",
-            "-o",
-            "json",
-            "-f",
-            "-",
-            input_text=json.dumps({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": token}}),
-        ).stdout
-    )
-    assert review["status"]["authenticated"] is True
-    assert review["status"]["user"]["username"] == f"system:serviceaccount:{ROLE_NS}:checker"
-
-    # SubjectAccessReview for the service account
-    sar = json.loads(
-        plane.kubectl(
-            "create",
-            "-o",
-            "json",
-            "-f",
-            "-",
-            input_text=json.dumps(
-                {
-                    "apiVersion": "authorization.k8s.io/v1",
-                    "kind": "SubjectAccessReview",
-                    "spec": {
-                        "user": f"system:serviceaccount:{ROLE_NS}:checker",
-                        "resourceAttributes": {
-                            "namespace": ROLE_NS,
-                            "verb": "create",
-                            "group": "apps",
-                            "resource": "deployments",
-                        },
+def checker_rbac() -> str:
+    """A namespace, the ServiceAccount `checker` and a Role bound to it that may write Deployments
+    and ConfigMaps there (not Secrets)."""
+    return "\n---\n".join(
+        json.dumps(o)
+        for o in [
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ROLE_NS}},
+            {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "checker", "namespace": ROLE_NS}},
+            {
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "kind": "Role",
+                "metadata": {"name": "deployer", "namespace": ROLE_NS},
+                "rules": [
+                    {
+                        "apiGroups": ["apps"],
+                        "resources": ["deployments"],
+                        "verbs": ["get", "list", "create", "patch", "update"],
                     },
-                }
-            ),
-        ).stdout
+                    {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "create", "patch"]},
+                ],
+            },
+            {
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "kind": "RoleBinding",
+                "metadata": {"name": "deployer", "namespace": ROLE_NS},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "deployer"},
+                "subjects": [{"kind": "ServiceAccount", "name": "checker", "namespace": ROLE_NS}],
+            },
+        ]
     )
-    assert sar["status"]["allowed"] is True
 
-    def as_sa(*args: str, input_text: str | None = None):
+
+def created(plane: Plane, body: dict[str, Any]) -> dict[str, Any]:
+    """A review (TokenReview, SubjectAccessReview) created as admin, with the server's answer."""
+    return json.loads(plane.kubectl("create", "-o", "json", "-f", "-", input_text=json.dumps(body)).stdout)
+
+
+def reviewed(plane: Plane, token: str) -> dict[str, Any]:
+    """TokenReview (as admin) authenticates the token; a SubjectAccessReview allows the service
+    account to create Deployments in its namespace. Returns the TokenReview."""
+    review = created(plane, {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": token}})
+    assert review["status"]["authenticated"] is True
+    assert review["status"]["user"]["username"] == CHECKER
+    sar = created(plane, {
+        "apiVersion": "authorization.k8s.io/v1",
+        "kind": "SubjectAccessReview",
+        "spec": {
+            "user": CHECKER,
+            "resourceAttributes": {
+                "namespace": ROLE_NS,
+                "verb": "create",
+                "group": "apps",
+                "resource": "deployments",
+            },
+        },
+    })
+    assert sar["status"]["allowed"] is True
+    return review
+
+
+def dry_run_as(plane: Plane, token: str):
+    """`kubectl apply --dry-run=server -f -` of an object as the token's service account, with no
+    kubeconfig."""
+    server = next(line.split("server:", 1)[1].strip() for line in plane.kubeconfig.read_text().splitlines()
+                  if line.strip().startswith("server:"))
+
+    def apply(obj: dict[str, Any]):
         return plane.run(
             [
                 str(plane.bin_dir / "kubectl"),
@@ -170,52 +163,62 @@ def test_8_dry_run_server_with_namespaced_token(plane: Plane):
                 "--token",
                 token,
                 "--request-timeout=30s",
-                *args,
+                "apply", "--dry-run=server", "-f", "-",
             ],
             check=False,
-            input_text=input_text,
+            input_text=json.dumps(obj),
             env={"KUBECONFIG": "/dev/null"},
         )
+    return apply
 
-    server = next(line.split("server:", 1)[1].strip() for line in plane.kubeconfig.read_text().splitlines()
-                  if line.strip().startswith("server:"))
-    good = {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "web", "namespace": ROLE_NS},
-        "spec": {
-            "replicas": 2,
-            "selector": {"matchLabels": {"app": "web"}},
-            "template": {
-                "metadata": {"labels": {"app": "web"}},
-                "spec": {"containers": [{"name": "web", "image": "nginx:1.27-alpine"}]},
-            },
+
+GOOD_DEPLOYMENT = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "web", "namespace": ROLE_NS},
+    "spec": {
+        "replicas": 2,
+        "selector": {"matchLabels": {"app": "web"}},
+        "template": {
+            "metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "web", "image": "nginx:1.27-alpine"}]},
         },
-    }
-    ok = as_sa("apply", "--dry-run=server", "-f", "-", input_text=json.dumps(good))
+    },
+}
+
+
+def test_8_dry_run_server_with_namespaced_token(plane: Plane):
+    plane.apply(checker_rbac())
+    token = plane.kubectl("-n", ROLE_NS, "create", "token", "checker", "--duration=10m").stdout.strip()
+    assert token.count(".") == 2
+    review = reviewed(plane, token)
+    as_sa = dry_run_as(plane, token)
+
+    good = GOOD_DEPLOYMENT
+    ok = as_sa(good)
     assert ok.returncode == 0, ok.stderr
     assert ok.stdout.strip() == "deployment.apps/web created (server dry run)"
     assert plane.get("deployment", "web", ROLE_NS, missing_ok=True) is None  # nothing created
 
     bad = json.loads(json.dumps(good))
     bad["spec"]["replicas"] = "two"
-    rej = as_sa("apply", "--dry-run=server", "-f", "-", input_text=json.dumps(bad))
+    rej = as_sa(bad)
     assert rej.returncode != 0
     assert "replicas" in rej.stderr
 
     bad_sel = json.loads(json.dumps(good))
     bad_sel["spec"]["selector"]["matchLabels"] = {"app": "other"}
-    rej2 = as_sa("apply", "--dry-run=server", "-f", "-", input_text=json.dumps(bad_sel))
+    rej2 = as_sa(bad_sel)
     assert rej2.returncode != 0
     assert "Invalid value" in rej2.stderr and "selector" in rej2.stderr
 
     secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": ROLE_NS}}
-    forb = as_sa("apply", "--dry-run=server", "-f", "-", input_text=json.dumps(secret))
+    forb = as_sa(secret)
     assert forb.returncode != 0
     assert "forbidden" in forb.stderr
     other_ns = json.loads(json.dumps(good))
     other_ns["metadata"]["namespace"] = "default"
-    forb2 = as_sa("apply", "--dry-run=server", "-f", "-", input_text=json.dumps(other_ns))
+    forb2 = as_sa(other_ns)
     assert forb2.returncode != 0 and "forbidden" in forb2.stderr
     assert plane.list("deployments", ROLE_NS) == []
     assert [s for s in plane.list("secrets", ROLE_NS) if s["metadata"]["name"] == "s"] == []
