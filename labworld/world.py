@@ -23,7 +23,9 @@ import yaml
 from . import WorldError
 from .kinds import BY_GVK, REVIEWS
 
-TOP_KEYS = {"extends", "description", "vars", "repos", "files", "cluster", "probes"}
+TOP_KEYS = {"extends", "description", "vars", "repos", "files", "cluster", "probes", "expect"}
+EXPECT_KEYS = {"status", "messages"}
+STATUSES = ("PASS", "FAIL", "PENDING", "ERROR")
 REPO_KEYS = {"branch", "commits", "clones"}
 COMMIT_KEYS = {"id", "date", "message", "files", "author", "parents"}
 CLUSTER_KEYS = {"reachable", "token", "access", "objects", "version", "fault", "reviews"}
@@ -184,6 +186,7 @@ def load(path: str | Path, _seen: tuple = ()) -> dict:
     for parent in parents:
         loaded = load(path.parent / parent, (*_seen, path))
         loaded.pop("description", None)
+        loaded.pop("expect", None)  # a world's verdicts are its own: extending changes them
         try:
             base = loaded if base is None else merge(base, loaded)
         except WorldError as exc:
@@ -221,7 +224,28 @@ def validate(world: dict, name: str) -> dict:
     if not isinstance(vars_, dict):
         raise WorldError(f"{name}: vars must be a mapping")
     w["vars"] = vars_
-    repos = w.get("repos") or {}
+    w["repos"] = _valid_repos(w.get("repos") or {}, name)
+    w["files"] = _valid_files(w.get("files") or {}, name)
+    w["cluster"] = _valid_cluster(w.get("cluster") or {}, name)
+    if "expect" in w:
+        w["expect"] = _valid_expect(w["expect"], name)
+    return w
+
+
+def _valid_expect(expect: Any, name: str) -> dict:
+    """The verdicts grading this world gives (tests/grader/test_every_lab.py): `status` for every
+    check of the world's lab, `messages` check id -> message (`<host>` for the host directory)."""
+    if not isinstance(expect, dict) or set(expect) - EXPECT_KEYS:
+        raise WorldError(f"{name}: expect must be a mapping with {sorted(EXPECT_KEYS)}")
+    if "status" in expect and expect["status"] not in STATUSES:
+        raise WorldError(f"{name}: expect.status must be one of {list(STATUSES)}")
+    messages = expect.get("messages", {})
+    if not isinstance(messages, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in messages.items()):
+        raise WorldError(f"{name}: expect.messages must map check ids to messages")
+    return expect
+
+
+def _valid_repos(repos: Any, name: str) -> dict:
     if not isinstance(repos, dict):
         raise WorldError(f"{name}: repos must be a mapping of repo name -> spec")
     for rname, spec in repos.items():
@@ -237,33 +261,9 @@ def validate(world: dict, name: str) -> dict:
         commits = spec.setdefault("commits", []) or []
         if not isinstance(commits, list):
             raise WorldError(f"{where}.commits: must be a list")
-        seen = set()
+        seen: set[str] = set()
         for i, c in enumerate(commits):
-            cw = f"{where}.commits[{i}]"
-            if not isinstance(c, dict):
-                raise WorldError(f"{cw}: must be a mapping")
-            bad = set(c) - COMMIT_KEYS
-            if bad:
-                raise WorldError(f"{cw}: unknown key(s) {sorted(bad)}; allowed: {sorted(COMMIT_KEYS)}")
-            cid = c.get("id")
-            if not isinstance(cid, str) or not cid:
-                raise WorldError(f"{cw}: `id` (a label used by sha()) is required")
-            if cid in seen:
-                raise WorldError(f"{cw}: duplicate commit id {cid!r}")
-            parents = c.get("parents")
-            if parents is not None and (not isinstance(parents, list) or not parents
-                                        or not all(isinstance(p, str) and p in seen for p in parents)):
-                raise WorldError(f"{cw}.parents: a list of ids of earlier commits (its files change the first one)")
-            seen.add(cid)
-            if not isinstance(c.get("message", ""), str):
-                raise WorldError(f"{cw}.message: must be a string")
-            files = c.setdefault("files", {}) or {}
-            if not isinstance(files, dict):
-                raise WorldError(f"{cw}.files: must be a mapping path -> content (null deletes)")
-            for fp, fs in files.items():
-                _check_rel_path(fp, f"{cw}.files")
-                if fs is not None:
-                    check_file_spec(fs, f"{cw}.files[{fp}]")
+            _check_commit(c, f"{where}.commits[{i}]", seen)
         clones = spec.setdefault("clones", []) or []
         if not isinstance(clones, list):
             raise WorldError(f"{where}.clones: must be a list of paths")
@@ -272,8 +272,38 @@ def validate(world: dict, name: str) -> dict:
             if not isinstance(cp, str):
                 raise WorldError(f"{where}.clones[{i}]: a path string or {{path: ..., origin_url: ...}}")
             _check_rel_path(cp, f"{where}.clones")
-    w["repos"] = repos
-    files = w.get("files") or {}
+    return repos
+
+
+def _check_commit(c: Any, cw: str, seen: set[str]) -> None:
+    """One commit of a repo; `seen` holds the ids of the earlier ones and gains this one."""
+    if not isinstance(c, dict):
+        raise WorldError(f"{cw}: must be a mapping")
+    bad = set(c) - COMMIT_KEYS
+    if bad:
+        raise WorldError(f"{cw}: unknown key(s) {sorted(bad)}; allowed: {sorted(COMMIT_KEYS)}")
+    cid = c.get("id")
+    if not isinstance(cid, str) or not cid:
+        raise WorldError(f"{cw}: `id` (a label used by sha()) is required")
+    if cid in seen:
+        raise WorldError(f"{cw}: duplicate commit id {cid!r}")
+    parents = c.get("parents")
+    if parents is not None and (not isinstance(parents, list) or not parents
+                                or not all(isinstance(p, str) and p in seen for p in parents)):
+        raise WorldError(f"{cw}.parents: a list of ids of earlier commits (its files change the first one)")
+    seen.add(cid)
+    if not isinstance(c.get("message", ""), str):
+        raise WorldError(f"{cw}.message: must be a string")
+    files = c.setdefault("files", {}) or {}
+    if not isinstance(files, dict):
+        raise WorldError(f"{cw}.files: must be a mapping path -> content (null deletes)")
+    for fp, fs in files.items():
+        _check_rel_path(fp, f"{cw}.files")
+        if fs is not None:
+            check_file_spec(fs, f"{cw}.files[{fp}]")
+
+
+def _valid_files(files: Any, name: str) -> dict:
     if not isinstance(files, dict):
         raise WorldError(f"{name}: files must be a mapping path -> content")
     for fp, fs in files.items():
@@ -282,8 +312,10 @@ def validate(world: dict, name: str) -> dict:
             raise WorldError(f"{name}: files: {fp!r} is reserved for labworld output")
         if fs is not None:
             check_file_spec(fs, f"{name}: files[{fp}]")
-    w["files"] = {k: v for k, v in files.items() if v is not None}
-    cluster = w.get("cluster") or {}
+    return {k: v for k, v in files.items() if v is not None}
+
+
+def _valid_cluster(cluster: Any, name: str) -> dict:
     if not isinstance(cluster, dict):
         raise WorldError(f"{name}: cluster must be a mapping")
     bad = set(cluster) - CLUSTER_KEYS
@@ -295,21 +327,9 @@ def validate(world: dict, name: str) -> dict:
     objects = cluster.setdefault("objects", []) or []
     if not isinstance(objects, list):
         raise WorldError(f"{name}: cluster.objects must be a list of API objects")
-    seen_keys = set()
+    seen_keys: set[tuple] = set()
     for i, obj in enumerate(objects):
-        ow = f"{name}: cluster.objects[{i}]"
-        key = object_key(obj, ow)
-        kind = BY_GVK.get((key[0], key[1]))
-        if kind is None:
-            known = sorted({f"{k[1]} ({k[0]})" for k in BY_GVK})
-            raise WorldError(f"{ow}: kind {key[1]} in {key[0]} is not in the server's kind table; known: {known}")
-        if kind.namespaced and not key[2]:
-            raise WorldError(f"{ow}: {key[1]} {key[3]} is namespaced: metadata.namespace is required")
-        if not kind.namespaced and key[2]:
-            raise WorldError(f"{ow}: {key[1]} {key[3]} is cluster-scoped: remove metadata.namespace")
-        if key in seen_keys:
-            raise WorldError(f"{ow}: duplicate object {_fmt_key(key)}")
-        seen_keys.add(key)
+        _check_object(obj, f"{name}: cluster.objects[{i}]", seen_keys)
     cluster["objects"] = objects
     fault = cluster.get("fault")
     if fault is not None and (not isinstance(fault, dict) or fault.get("mode") not in FAULT_MODES
@@ -325,8 +345,23 @@ def validate(world: dict, name: str) -> dict:
             and isinstance(r["spec"], dict) and isinstance(r["status"], dict) for r in reviews)):
         raise WorldError(f"{name}: cluster.reviews must be a list of {{kind: {'|'.join(sorted(REVIEW_KINDS))}, "
                          "spec: {...}, status: {...}}} (recorded answers)")
-    w["cluster"] = cluster
-    return w
+    return cluster
+
+
+def _check_object(obj: Any, ow: str, seen_keys: set[tuple]) -> None:
+    """One API object: a kind the fake server serves, scoped as that kind is, not a duplicate."""
+    key = object_key(obj, ow)
+    kind = BY_GVK.get((key[0], key[1]))
+    if kind is None:
+        known = sorted({f"{k[1]} ({k[0]})" for k in BY_GVK})
+        raise WorldError(f"{ow}: kind {key[1]} in {key[0]} is not in the server's kind table; known: {known}")
+    if kind.namespaced and not key[2]:
+        raise WorldError(f"{ow}: {key[1]} {key[3]} is namespaced: metadata.namespace is required")
+    if not kind.namespaced and key[2]:
+        raise WorldError(f"{ow}: {key[1]} {key[3]} is cluster-scoped: remove metadata.namespace")
+    if key in seen_keys:
+        raise WorldError(f"{ow}: duplicate object {_fmt_key(key)}")
+    seen_keys.add(key)
 
 
 def _check_rel_path(p: Any, where: str) -> None:
