@@ -1,5 +1,6 @@
 """A lab end to end on the real control plane (issue 12 §3, §4), on a fresh learner; each lab's
-test module (test_<lab>_plane.py) names its LAB and imports these cases:
+test module (test_<lab>_plane.py) names its LAB and imports these cases, and its mutation table
+is found by path (mutations_doc.table_path: mutations_<lab>.py):
 
 reset (a clean VM) -> grade: nothing PASS, nothing ERROR -> playbooks/solve.yml -> grade: every
 check PASS -> grade again: identical verdicts, state unchanged -> solve.yml again: nothing to do
@@ -22,22 +23,18 @@ import threading
 import time
 from dataclasses import dataclass
 
-import mutations_capa_src
-import mutations_cgoa_ci
+import mutations_doc
 import pytest
 from ansible.module_utils.labgrader.collect import Site, collector
 from ansible.module_utils.labgrader.grading import grade
-from ansible.module_utils.labgrader.labs import LABS, cgoa_ci
+from ansible.module_utils.labgrader.labs import LABS
 from labflow import REPO_ROOT, Learner, grade_learner, plane_path, reset, solve, state_digest, verdicts
 
 from labworld.__main__ import main as labworld_main
 from labworld.materialize import materialize
 from labworld.server import make_server
 
-TABLES = {"capa-src": mutations_capa_src.MUTATIONS, "cgoa-ci": mutations_cgoa_ci.MUTATIONS}
 PARTIAL_UNTIL = 3
-# One reading of a solved VM: capa-src 9 GETs; cgoa-ci 6 GETs, 8 SubjectAccessReviews, 1 TokenReview.
-API_REQUESTS = {"capa-src": 9, "cgoa-ci": 15}
 
 
 @dataclass
@@ -61,14 +58,18 @@ def solved(plane, request, tmp_path_factory):
     return Solved(learner, verdicts(checks, learner), solve_seconds)
 
 
-# What differs between two runs of cgoa-ci's probes: their mktemp directories and the feature
-# branch each run picks.
-PROBE_RUN = re.compile(r"/tmp/tmp\.\w+|" + "|".join(map(re.escape, cgoa_ci.FEATURE_BRANCHES)))
+def probe_run(lab_id):
+    """What differs between two runs of a lab's probes: their mktemp directories and the names
+    each run picks by itself (the table's PROBE_RUN_NAMES: cgoa-ci's feature branch)."""
+    names = mutations_doc.table_module(lab_id).PROBE_RUN_NAMES
+    return re.compile("|".join([r"/tmp/tmp\.\w+", *map(re.escape, names)]))
 
 
 def pytest_generate_tests(metafunc):
+    """Each mutation of the lab's table (found by path, mutations_doc.table_path) is one case."""
     if "mutation" in metafunc.fixturenames:
-        metafunc.parametrize("mutation", list(TABLES[metafunc.module.LAB]))
+        mutations, _ = mutations_doc.table(metafunc.module.LAB)
+        metafunc.parametrize("mutation", list(mutations))
 
 
 def test_a_clean_vm_grades_fail_or_pending_only(solved):
@@ -85,7 +86,7 @@ def test_solved_passes_every_check_and_grading_changes_nothing(solved):
     first = verdicts(checks, learner)
     assert {cid: v for cid, v in first.items() if v[0] != "PASS"} == {}
     assert result["summary"]["total"] == len(LABS[learner.lab].checks)
-    assert result["collected"]["api_requests"] == API_REQUESTS[learner.lab]
+    assert result["collected"]["api_requests"] == mutations_doc.table_module(learner.lab).SOLVED_API_REQUESTS
     _, again = grade_learner(learner)
     assert verdicts(again, learner) == first
     assert state_digest(learner) == before
@@ -98,12 +99,14 @@ def test_solved_passes_every_check_and_grading_changes_nothing(solved):
 def normalized(result, roots: dict[str, str], commits: dict[str, str]) -> dict:
     """{check: (status, message)} with the site's paths and server named alike, rebuilt commit
     ids (`commits`: {sha: original sha}) replaced, and what each probe run names by itself."""
+    per_run = probe_run(result["lab"])
+
     def same(text):
         for new, old in commits.items():
             text = text.replace(new, old).replace(new[:7], old[:7])
         for value, name in roots.items():
             text = text.replace(value, name)
-        return PROBE_RUN.sub("<probe>", text)
+        return per_run.sub("<probe>", text)
     return {c["check"]: (c["status"], same(c["message"])) for s in result["steps"] for c in s["checks"]}
 
 
@@ -148,7 +151,8 @@ def test_recorded_and_replayed_offline_grades_the_same(solved, tmp_path):
 
 def test_each_mistake_flips_exactly_its_checks(solved, mutation):
     learner = solved.learner
-    apply, expected = TABLES[learner.lab][mutation]
+    mutations, _ = mutations_doc.table(learner.lab)
+    apply, expected = mutations[mutation]
     with apply(learner.plane, learner):
         _, checks = grade_learner(learner)
     flipped = {cid: message for cid, (status, message) in verdicts(checks, learner).items() if status != "PASS"}

@@ -1,6 +1,7 @@
 """A learner VM on the real control plane: its layout under a temporary root, the playbooks
 (solve.yml, reset.yml) run against it with a local inventory, the real grader, and digests of
-everything grading must not change. Used by test_labs_plane.py and the mutation tables."""
+everything grading must not change, and the edits a mutation makes and undoes (`replaced`,
+`evidence`, `Rewrite`). Used by labcases.py and the mutation tables."""
 
 from __future__ import annotations
 
@@ -156,6 +157,25 @@ def edited(path: Path, old: str, new: str):
     text = path.read_text(encoding="utf-8")
     assert old in text, (path, old)
     return replaced(path, text.replace(old, new))
+
+
+MISSING = object()  # evidence(..., key=MISSING) drops the key
+
+
+def read_evidence(learner, name):
+    return json.loads((learner.workspace / name).read_text(encoding="utf-8"))
+
+
+def evidence(learner, name, **changes):
+    """The evidence file `name` with `changes` (a callable gets the old value), written as the
+    solution writes JSON."""
+    data = read_evidence(learner, name)
+    for key, value in changes.items():
+        if value is MISSING:
+            data.pop(key)
+        else:
+            data[key] = value(data[key]) if callable(value) else value
+    return replaced(learner.workspace / name, json.dumps(data, indent=2) + "\n")
 
 
 def git(path: Path, *args: str, env: dict[str, str] | None = None) -> str:

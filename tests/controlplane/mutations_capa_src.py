@@ -1,8 +1,9 @@
 """capa-src's mistakes, each applied to a solved learner on the real control plane and undone
 afterwards: mutation -> (how, {check id: the start of its message, <root> for the learner's root}).
 labcases.py grades each and asserts that exactly these checks flip; docs/mutations.md is
-generated from this table (tests/controlplane/mutations_doc.py). UNFLIPPED lists, with the
-reason, every check that no mutation here flips.
+generated from this table (tests/controlplane/mutations_doc.py, which finds it by its path).
+UNFLIPPED lists, with the reason, every check that no mutation here flips; SOLVED_API_REQUESTS
+and PROBE_RUN_NAMES are what labcases.py expects of the solved VM.
 
 Undo restores what grading reads: the workspace files, bare main (the original history
 force-pushed back, Argo CD followed to it), the Applications' specs (the workspace file applied
@@ -18,27 +19,12 @@ from pathlib import Path
 import yaml
 from ansible.module_utils.labgrader.facts import parse_time
 from ansible.module_utils.labgrader.solutions.capa_src import CHART, KUST, WAVES, config_yaml, migrate_yaml
-from labflow import Rewrite, edited, git, replaced
+from labflow import MISSING, Rewrite, edited, evidence, git, read_evidence, replaced
 
 HELM_APP, KUST_APP, WAVES_APP = "src-helm", "src-kust", "src-waves"
+SOLVED_API_REQUESTS = 9  # one reading of the solved VM: 9 GETs
+PROBE_RUN_NAMES = ()  # capa-src runs no learner program
 APPS = (HELM_APP, KUST_APP, WAVES_APP)
-MISSING = object()  # evidence(..., key=MISSING) drops the key
-
-
-def read_evidence(learner, name):
-    return json.loads((learner.workspace / name).read_text(encoding="utf-8"))
-
-
-def evidence(learner, name, **changes):
-    """The evidence file `name` with `changes` (a callable gets the old value), written as the
-    solution writes JSON."""
-    data = read_evidence(learner, name)
-    for key, value in changes.items():
-        if value is MISSING:
-            data.pop(key)
-        else:
-            data[key] = value(data[key]) if callable(value) else value
-    return replaced(learner.workspace / name, json.dumps(data, indent=2) + "\n")
 
 
 def bare_log(learner):

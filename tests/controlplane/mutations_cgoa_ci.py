@@ -3,7 +3,8 @@ afterwards: mutation -> (how, {check id: the start of its message, <root> for th
 <bare> for the plane's bare repo root}). labcases.py grades each and asserts that exactly these
 checks flip; docs/mutations.md is generated from this table (tests/controlplane/mutations_doc.py).
 Messages that end with a script's own output are pinned up to that output. UNFLIPPED lists, with
-the reason, every check that no mutation here flips.
+the reason, every check that no mutation here flips; SOLVED_API_REQUESTS and PROBE_RUN_NAMES are
+what labcases.py expects of the solved VM.
 
 Undo restores the solved state (labflow.state_digest): workspace files and modes, the clone's
 .git, the bare repo (the original main force-pushed back, Argo CD followed to it, the rewritten
@@ -19,11 +20,15 @@ import json
 import shutil
 from pathlib import Path
 
-from ansible.module_utils.labgrader.labs.cgoa_ci import APP, CI_NS, DRYRUN_NS, PROBE_OBJECTS, PROD_NS
+from ansible.module_utils.labgrader.labs.cgoa_ci import APP, CI_NS, DRYRUN_NS, FEATURE_BRANCHES, PROBE_OBJECTS, PROD_NS
 from ansible.module_utils.labgrader.solutions.cgoa_ci import web_yaml
 from cpharness import wait_until
-from labflow import Rewrite, edited, git, replaced
-from mutations_capa_src import evidence
+from labflow import Rewrite, edited, evidence, git, replaced
+
+# One reading of the solved VM: 6 GETs, 8 SubjectAccessReviews, 1 TokenReview.
+SOLVED_API_REQUESTS = 15
+# What each run of the probes picks by itself besides its mktemp directories: the feature branch.
+PROBE_RUN_NAMES = FEATURE_BRANCHES
 
 
 def mutation_client_dry_run(plane, learner):

@@ -8,6 +8,7 @@ nor explained; test_<lab>_plane.py proves each row on the real control plane."""
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 
@@ -16,8 +17,28 @@ REPO_ROOT = HERE.parents[1]
 DOC = REPO_ROOT / "docs" / "mutations.md"
 
 
+def table_path(lab_id: str) -> Path:
+    """Where a lab's mutation table lives: mutations_<lab id, '_' for '-'>.py next to this file."""
+    return HERE / f"mutations_{lab_id.replace('-', '_')}.py"
+
+
+def table_module(lab_id: str):
+    """The lab's mutation table module, imported from its path: MUTATIONS, UNFLIPPED and what a
+    solved VM of the lab shows on the plane (SOLVED_API_REQUESTS, PROBE_RUN_NAMES)."""
+    path = table_path(lab_id)
+    if not path.is_file():
+        raise FileNotFoundError(f"{lab_id} has no mutation table: {path.relative_to(REPO_ROOT)}")
+    return importlib.import_module(path.stem)
+
+
+def table(lab_id: str):
+    """(MUTATIONS, UNFLIPPED) of the lab's mutation table."""
+    module = table_module(lab_id)
+    return module.MUTATIONS, module.UNFLIPPED
+
+
 def tables():
-    """{lab id: (MUTATIONS, UNFLIPPED)} of every lab with a mutation table."""
+    """{lab id: (MUTATIONS, UNFLIPPED)} of every lab of the registry (labs.LABS), in its order."""
     import ansible.module_utils
 
     module_utils = str(REPO_ROOT / "plugins" / "module_utils")
@@ -25,11 +46,9 @@ def tables():
         ansible.module_utils.__path__.append(module_utils)
     if str(HERE) not in sys.path:
         sys.path.insert(0, str(HERE))
-    import mutations_capa_src
-    import mutations_cgoa_ci
+    from ansible.module_utils.labgrader.labs import LABS
 
-    return {"capa-src": (mutations_capa_src.MUTATIONS, mutations_capa_src.UNFLIPPED),
-            "cgoa-ci": (mutations_cgoa_ci.MUTATIONS, mutations_cgoa_ci.UNFLIPPED)}
+    return {lab_id: table(lab_id) for lab_id in LABS}
 
 
 def cell(text):
