@@ -14,6 +14,7 @@ import sys
 import pytest
 from ansible.module_utils.labgrader import learner_check
 from ansible.module_utils.labgrader.checks import repo_server
+from ansible.module_utils.labgrader.labs import LABS
 
 from tests.conftest import REPO_ROOT
 from tests.grader.test_readonly import (
@@ -51,8 +52,10 @@ def half_done(fake_api):
     return fake_api.world("capa-src/half-done.yaml")
 
 
+CAPA, CGOA = (len(LABS["capa-src"].checks), len(LABS["cgoa-ci"].checks))
+HALF_DONE = sum(check.step <= 4 for check in LABS["capa-src"].checks)  # half-done.yaml: steps 1-4 pass
 HALF_DONE_JA = """\
-capa-src  Argo CD のソース: Helm・Kustomize・ウェーブ・フック  25/56
+capa-src  Argo CD のソース: Helm・Kustomize・ウェーブ・フック  {passed}/{total}
 ✓ ステップ 1: チャートを Git に置き Application で指す
 ✓ ステップ 2: どの Helm の値が優先されるか
 ✓ ステップ 3: Helm リリースはなく追跡の目印だけ
@@ -85,12 +88,12 @@ syncPolicy.automated、CreateNamespace=true。
 def test_a_half_done_learner_sees_each_step_and_the_details_of_the_step_they_are_on(half_done, tmp_path):
     code, out = lab_check(write_config(half_done, tmp_path, lang="ja"))
     assert code == 1
-    assert out == HALF_DONE_JA.format(host=half_done)
+    assert out == HALF_DONE_JA.format(host=half_done, passed=HALF_DONE, total=CAPA)
 
 
 def test_one_step(half_done, tmp_path):
     config = write_config(half_done, tmp_path, lang="ko")
-    assert lab_check(config, "3") == (0, "capa-src  Argo CD 소스: Helm, Kustomize, 웨이브, 훅  25/56\n"
+    assert lab_check(config, "3") == (0, f"capa-src  Argo CD 소스: Helm, Kustomize, 웨이브, 훅  {HALF_DONE}/{CAPA}\n"
                                          "✓ 단계 3: Helm 릴리스 없이 추적 표시만\n")
     code, out = lab_check(config, "6")
     lines = out.splitlines()
@@ -113,8 +116,8 @@ def test_both_labs_done(fake_api, tmp_path):
     assert code == 0
     blocks = out.split("\n\n")
     assert [b.splitlines()[0] for b in blocks] == [
-        "capa-src  Argo CD sources: Helm, Kustomize, waves and hooks  56/56",
-        "cgoa-ci  CI validates, git gates, Argo CD deploys  48/48"]
+        f"capa-src  Argo CD sources: Helm, Kustomize, waves and hooks  {CAPA}/{CAPA}",
+        f"cgoa-ci  CI validates, git gates, Argo CD deploys  {CGOA}/{CGOA}"]
     assert all(line.startswith("✓ Step ") for b in blocks for line in b.splitlines()[1:])
 
 
@@ -124,7 +127,7 @@ def test_a_lab_and_a_step_in_either_order(fake_api, tmp_path):
     code, out = lab_check(config, "4", "cgoa-ci")
     lines = out.splitlines()
     assert code == 1 and lines[:3] == [
-        "cgoa-ci  CI validates, git gates, Argo CD deploys  42/48",
+        f"cgoa-ci  CI validates, git gates, Argo CD deploys  {CGOA - 6}/{CGOA}",  # six checks fail
         "✗ Step 4: validate.sh rejects what the API server rejects",
         f"    ✗ {host}/root/cgoa-ci/validate.sh must use --dry-run=server (not client)"]
     assert lines[-1].startswith("    ✗ validate.sh rejects a folder with one good and one bad manifest, but exited with code 0")
