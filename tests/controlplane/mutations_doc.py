@@ -1,20 +1,24 @@
 """docs/mutations.md from the mutation tables (mutations_<lab>.py): mutation -> checks flipped ->
-message, and every check no mutation flips with the reason.
+message, and every check no mutation flips with the reason; and README.md's table of labs (steps,
+checks per step) from the registry.
 
     .venv/bin/python tests/controlplane/mutations_doc.py --write
 
-tests/grader/test_mutations_doc.py fails when the file is stale or a check is neither flipped
+tests/grader/test_mutations_doc.py fails when either is stale or a check is neither flipped
 nor explained; test_<lab>_plane.py proves each row on the real control plane."""
 
 from __future__ import annotations
 
 import importlib
 import sys
+from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parents[1]
 DOC = REPO_ROOT / "docs" / "mutations.md"
+README = REPO_ROOT / "README.md"
+LABS_TABLE_HEAD = "| lab | steps | checks | spec |\n|---|---|---|---|\n"
 
 
 def table_path(lab_id: str) -> Path:
@@ -86,8 +90,31 @@ def render():
     return "\n".join(lines)
 
 
+def labs_table():
+    """README's table of labs: steps, checks (per step) and the spec, one row per registered lab."""
+    tables()  # makes the project's module_utils importable
+    from ansible.module_utils.labgrader.labs import LABS
+
+    rows = [LABS_TABLE_HEAD]
+    for lab in LABS.values():
+        per_step = Counter(check.step for check in lab.checks)
+        counts = ", ".join(str(per_step[step]) for step in sorted(lab.step_titles))
+        rows.append(f"| `{lab.id}` | {len(lab.step_titles)} | {len(lab.checks)} ({counts}) "
+                    f"| `../shared/labs/{lab.id}.md` |\n")
+    return "".join(rows)
+
+
+def readme():
+    """README.md with its table of labs (from LABS_TABLE_HEAD to the blank line) generated."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index(LABS_TABLE_HEAD)
+    end = text.index("\n\n", start) + 1
+    return text[:start] + labs_table() + text[end:]
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["--write"]:
         DOC.write_text(render(), encoding="utf-8")
+        README.write_text(readme(), encoding="utf-8")
     else:
         sys.stdout.write(render())

@@ -1,5 +1,6 @@
-"""docs/mutations.md is what the mutation tables say, and every check of every lab is either
-flipped by a mutation on the real control plane or listed with the reason no mutation flips it.
+"""docs/mutations.md is what the mutation tables say, README's table of labs is what the registry
+says, and every check of every lab is either flipped by a mutation on the real control plane or
+listed with the reason no mutation flips it.
 The tables are found by path (mutations_doc.table_path: tests/controlplane/mutations_<lab>.py)."""
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ MIN_MUTATIONS = 30  # issue 12 §4
 def test_docs_mutations_md_is_generated_from_the_tables():
     assert mutations_doc.DOC.read_text(encoding="utf-8") == mutations_doc.render(), (
         "docs/mutations.md is stale: .venv/bin/python tests/controlplane/mutations_doc.py --write")
+
+
+def test_readme_labs_table_is_generated_from_the_registry():
+    assert mutations_doc.README.read_text(encoding="utf-8") == mutations_doc.readme(), (
+        "README.md's table of labs is stale: .venv/bin/python tests/controlplane/mutations_doc.py --write")
 
 
 def test_there_are_enough_mutations_across_the_labs():
