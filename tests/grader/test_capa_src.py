@@ -55,7 +55,6 @@ def test_golden_state_passes_every_check(golden_state):
     results = judge(golden_state)
     assert {k: (c["status"], c["message"]) for k, c in results.items() if c["status"] != PASS} == {}
     assert list(results) == ALL_CHECKS
-    assert len(ALL_CHECKS) == 56
 
 
 def test_golden_state_costs_nine_api_requests(golden_state):

@@ -361,7 +361,6 @@ def test_argo_equivalents_world_passes_every_check(fake_api):
     """Written forms Argo CD reads the same as the golden ones; the pre-fix grader failed 8 checks."""
     results = judge(collect_host(fake_api.world("capa-src/argo-equivalents.yaml")))
     assert {k: c["message"] for k, c in results.items() if c["status"] != "PASS"} == {}
-    assert len(results) == 56
 
 
 def test_mid_sync_world_is_pending_and_never_advises_aborting_the_sync(fake_api):
