@@ -5,8 +5,6 @@ graded for every lab by test_every_lab.py."""
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
 from ansible.module_utils.labgrader.grading import grade
 from ansible.module_utils.labgrader.labs import capa_src
@@ -62,6 +60,18 @@ def test_mid_sync_is_pending_after_the_bounded_wait(fake_api):
     assert result["status"] in ("PENDING", "FAIL")
 
 
+# The capa-src checks that judge what they read from the cluster (the evidence files of steps 2,
+# 3 and 5 are compared with live objects).
+READ_THE_CLUSTER = {
+    "capa-src.1.live-app", "capa-src.1.live-app-status", "capa-src.2.live-app-values",
+    "capa-src.2.precedence-replicas", "capa-src.2.precedence-greeting", "capa-src.3.helm-release-secrets",
+    "capa-src.3.tracking-annotation", "capa-src.3.instance-label", "capa-src.3.tracking-method",
+    "capa-src.4.live-app", "capa-src.4.live-deployment", "capa-src.5.live-app", "capa-src.5.waves-hook-job",
+    "capa-src.5.waves-settings-created", "capa-src.5.live-hook-job", "capa-src.5.live-order",
+    "capa-src.6.live-revision", "capa-src.6.live-operation", "capa-src.6.live-mode-green", "capa-src.7.live-app",
+    "capa-src.7.live-replicas", "capa-src.7.replicas-owner", "capa-src.8.replicas-owner"}
+
+
 def test_broken_cluster_is_error_not_failure(fake_api):
     result = grade_world(fake_api, "broken-cluster.yaml")
     by_id = checks(result)
@@ -69,7 +79,8 @@ def test_broken_cluster_is_error_not_failure(fake_api):
     # Exactly the checks that touch cluster data are ERROR; the file and git checks of this
     # otherwise complete learner still pass (ignore-replicas reads only ignore.json).
     # waves-hook-job reads the live src-waves history and Jobs (a hook name must be one Argo CD made)
-    assert Counter(c["status"] for c in by_id.values()) == {"PASS": 33, "ERROR": 23}
+    assert {cid: c["status"] for cid, c in by_id.items() if c["status"] != "PASS"} == dict.fromkeys(
+        READ_THE_CLUSTER, "ERROR")
     assert {c["message_key"] for c in live} == {"cluster_unreadable"}
     assert by_id["capa-src.7.ignore-replicas"]["status"] == "PASS"
     assert result["error"]["kind"] == "unreachable"
