@@ -61,13 +61,6 @@ def test_golden_state_costs_nine_api_requests(golden_state):
     assert golden_state.cluster.requests == 9
 
 
-def test_checks_per_step():
-    per_step = {}
-    for check in capa_src.lab.checks:
-        per_step[check.step] = per_step.get(check.step, 0) + 1
-    assert per_step == {1: 11, 2: 4, 3: 4, 4: 6, 5: 11, 6: 7, 7: 7, 8: 6}
-
-
 # ---------------------------------------------------------------- the classic mistakes (issue list)
 
 
