@@ -141,6 +141,9 @@ def test_replace_and_file_form_change(tmp_path):
     ("extends: bad.yaml", "bad.yaml: extends cycle"),
     ("key: [unclosed", "invalid YAML (line 1"),
     ("- just\n- a list", "must be a YAML mapping, found list"),
+    ("expect: {status: GREEN}", "expect.status must be one of ['PASS', 'FAIL', 'PENDING', 'ERROR']"),
+    ("expect: {messages: {a.1.x: 3}}", "expect.messages must map check ids to messages"),
+    ("expect: {verdicts: {}}", "expect must be a mapping with ['messages', 'status']"),
 ])
 def test_bad_worlds_give_clear_errors(tmp_path, text, message):
     write(tmp_path, "bad.yaml", text)
@@ -167,3 +170,11 @@ def test_cli_materialize_prints_nothing(tmp_path):
                           cwd=REPO, capture_output=True, text=True, timeout=60)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
     assert "server: http://127.0.0.1:5/h/learner04" in (tmp_path / "learner04/kubeconfig").read_text()
+
+
+def test_expect_is_the_worlds_own_not_inherited(tmp_path):
+    write(tmp_path, "base.yaml", "expect: {status: PASS}\n")
+    write(tmp_path, "child.yaml", "extends: base.yaml\n")
+    write(tmp_path, "own.yaml", "extends: base.yaml\nexpect: {status: FAIL, messages: {a.1.x: gone}}\n")
+    assert "expect" not in validate(load(tmp_path / "child.yaml"), "child")
+    assert validate(load(tmp_path / "own.yaml"), "own")["expect"] == {"status": "FAIL", "messages": {"a.1.x": "gone"}}
