@@ -450,9 +450,7 @@ repository_checks(lab)
 
 
 def chart_values(state, filename, expected):
-    problem = repo_blocked(state)
-    if problem:
-        return problem
+    stop_if(repo_blocked(state))
     path = f"charts/web/{filename}"
     text = state.repo.tree.get(path)
     if text is None:
@@ -516,9 +514,7 @@ def chart_template(state, kind, name_suffix):
     """A template under charts/web/templates that renders `kind` named `<release>-<suffix>` with
     the fields the lab asks for, judged on what `helm template` renders (helpers, include, tpl,
     toYaml and values.yaml as Helm reads them)."""
-    problem = repo_blocked(state)
-    if problem:
-        return problem
+    stop_if(repo_blocked(state))
     templates = {p: t for p, t in state.repo.tree.items() if p.startswith(f"{CHART_DIR}/templates/") and t}
     fields = TEMPLATE_FIELDS[kind]
     expected = f"kind: {kind}, name: {{{{ .Release.Name }}}}-{name_suffix}, " + ", ".join(w for w, _ in fields)
@@ -641,9 +637,7 @@ def recorded_vs_live(recorded, truth, live, what, truth_hint):
 
 @lab.check(2, "precedence-replicas", hint="helm_precedence")
 def precedence_replicas(state):
-    value, problem = evidence_field(state, "precedence.json", "replicas", "number")
-    if problem:
-        return problem
+    value = require(evidence_field(state, "precedence.json", "replicas", "number"))
     deployment = state.cluster.find("helm_deployments", f"{HELM_APP}-web")
     live = dig(deployment, "spec", "replicas") if deployment else None
     return recorded_vs_live(value, PRECEDENCE_REPLICAS, live, "precedence.json replicas", "helm_precedence")
@@ -651,9 +645,7 @@ def precedence_replicas(state):
 
 @lab.check(2, "precedence-greeting", hint="helm_precedence")
 def precedence_greeting(state):
-    value, problem = evidence_field(state, "precedence.json", "greeting", "string")
-    if problem:
-        return problem
+    value = require(evidence_field(state, "precedence.json", "greeting", "string"))
     configmap = state.cluster.find("helm_configmaps", f"{HELM_APP}-greeting")
     live = dig(configmap, "data", "greeting") if configmap else None
     return recorded_vs_live(value, PRECEDENCE_GREETING, live, "precedence.json greeting", "helm_precedence")
@@ -668,18 +660,14 @@ def greeting_configmap(state):
 
 @lab.check(3, "helm-release-secrets", hint="helm_template_only")
 def helm_release_secrets(state):
-    value, problem = evidence_field(state, "tracking.json", "helm_release_secrets", "integer")
-    if problem:
-        return problem
+    value = require(evidence_field(state, "tracking.json", "helm_release_secrets", "integer"))
     live = len(state.cluster.items("helm_release_secrets"))
     return same_value(value, live, "tracking.json helm_release_secrets")
 
 
 @lab.check(3, "tracking-annotation", hint="resource_tracking")
 def tracking_annotation(state):
-    value, problem = evidence_field(state, "tracking.json", "tracking_annotation", "string-or-null")
-    if problem:
-        return problem
+    value = require(evidence_field(state, "tracking.json", "tracking_annotation", "string-or-null"))
     configmap = greeting_configmap(state)
     if configmap is None:
         return blocked(1, "live_object_missing", what=f"ConfigMap {HELM_APP}/{HELM_APP}-greeting")
@@ -689,9 +677,7 @@ def tracking_annotation(state):
 
 @lab.check(3, "instance-label", hint="resource_tracking")
 def instance_label(state):
-    data, problem = evidence(state, "tracking.json")
-    if problem:
-        return problem
+    data = require(evidence(state, "tracking.json"))
     if "instance_label" not in data:
         return failed("missing_key", expected="string-or-null", found=None, what="tracking.json",
                       key="instance_label", hint="null_not_missing")
@@ -708,9 +694,7 @@ def instance_label(state):
 
 @lab.check(3, "tracking-method", hint="resource_tracking")
 def tracking_method(state):
-    data, problem = evidence(state, "tracking.json")
-    if problem:
-        return problem
+    data = require(evidence(state, "tracking.json"))
     argocd_cm = state.cluster.get("argocd_cm")
     if not isinstance(argocd_cm, dict):
         return errored("argocd_cm_missing", namespace=state.site.argocd_namespace)
@@ -734,9 +718,7 @@ def tracking_method(state):
 
 @lab.check(4, "kust-base", hint="kustomize_layout")
 def kust_base(state):
-    problem = repo_blocked(state)
-    if problem:
-        return problem
+    stop_if(repo_blocked(state))
     objects = yaml_objects(state.repo.tree, "kust/base")
     path, deployment = find_object(objects, "Deployment", name="api")
     expected = {"replicas": 1, "label app": "api", "image": "nginx:1.27-alpine", "kustomization": True}
@@ -771,9 +753,7 @@ def kustomization(state, directory):
 
 @lab.check(4, "kust-overlay", hint="kustomize_layout")
 def kust_overlay(state):
-    problem = repo_blocked(state)
-    if problem:
-        return problem
+    stop_if(repo_blocked(state))
     path, overlay = kustomization(state, "kust/overlays/prod")
     expected = {"resources": "../../base", "namePrefix": "prod-", "replicas": {"name": "api", "count": 2}}
     if overlay is None:
@@ -796,9 +776,7 @@ def kust_overlay(state):
 
 @lab.check(4, "no-override-in-git", hint="kustomize_images")
 def no_override_in_git(state):
-    problem = repo_blocked(state)
-    if problem:
-        return problem
+    stop_if(repo_blocked(state))
     if not any(p.startswith("kust/") for p in state.repo.tree):
         return failed("git_dir_missing", expected="kust/", found=None, path="kust/")
     mentions, error = override_in_git(state)
@@ -979,23 +957,20 @@ def as_argo_cd_reads(effective, expected, written):
 
 
 def waves_object(state, kind, name=None, generate_name=None):
-    problem = repo_blocked(state)
-    if problem:
-        return None, None, problem
+    """(path, object) of `kind` under waves/ on bare main, or the check ends saying it is missing."""
+    stop_if(repo_blocked(state))
     objects = yaml_objects(state.repo.tree, "waves")
     path, doc = find_object(objects, kind, name=name, generate_name=generate_name)
     if doc is None:
         label = name or f"generateName {generate_name}"
-        return None, None, failed("git_object_missing", expected=f"{kind} {label}", found=None, kind=kind,
-                                  name=label, path="waves/")
-    return path, doc, None
+        stop_if(failed("git_object_missing", expected=f"{kind} {label}", found=None, kind=kind, name=label,
+                       path="waves/"))
+    return path, doc
 
 
 @lab.check(5, "git-settings", hint="sync_waves")
 def waves_settings(state):
-    path, doc, problem = waves_object(state, "ConfigMap", name="settings")
-    if problem:
-        return problem
+    path, doc = waves_object(state, "ConfigMap", name="settings")
     expected = {"sync-wave": -1, "data.mode": "present"}
     found = {"sync-wave": wave_of(doc), "data.mode": "present" if dig(doc, "data", "mode") is not None else None}
     return object_verdict(path, expected, found)
@@ -1003,9 +978,7 @@ def waves_settings(state):
 
 @lab.check(5, "git-app", hint="sync_waves")
 def waves_app(state):
-    path, doc, problem = waves_object(state, "Deployment", name="app")
-    if problem:
-        return problem
+    path, doc = waves_object(state, "Deployment", name="app")
     expected = {"sync-wave": 0, "readinessProbe": True, "image": "nginx:1.27-alpine"}
     found = {
         "sync-wave": wave_of(doc),
@@ -1017,9 +990,7 @@ def waves_app(state):
 
 @lab.check(5, "git-smoke", hint="sync_waves")
 def waves_smoke(state):
-    path, doc, problem = waves_object(state, "Job", name="smoke")
-    if problem:
-        return problem
+    path, doc = waves_object(state, "Job", name="smoke")
     expected = {"sync-wave": 1, "image": "busybox:1.36", "runs": "echo smoke ok"}
     commands = " ".join(command_line(c) for c in containers(doc))
     found = {
@@ -1032,9 +1003,7 @@ def waves_smoke(state):
 
 @lab.check(5, "git-migrate-hook", hint="sync_hooks")
 def waves_migrate(state):
-    problem = repo_blocked(state)
-    if problem:
-        return problem
+    stop_if(repo_blocked(state))
     text = state.repo.tree.get("waves/migrate.yaml")
     if text is None:
         return failed("git_file_missing", expected="waves/migrate.yaml", found=None, path="waves/migrate.yaml")
@@ -1128,17 +1097,13 @@ def hook_name_problem(state, name, sha7, started):
 
 @lab.check(5, "waves-hook-job", hint="sync_hooks")
 def waves_hook_job(state):
-    name, problem = evidence_field(state, "waves.json", "hook_job", "string")
-    if problem:
-        return problem
+    name = require(evidence_field(state, "waves.json", "hook_job", "string"))
     match = HOOK_JOB_NAME.match(name)
     expected = "migrate-<7 hex of the synced commit>-presync-<unix start time>"
     if not match:
         return failed("hook_name_format", expected=expected, found=name)
     sha7, started = match.group(1), int(match.group(2))
-    problem = repo_blocked(state) or hook_name_problem(state, name, sha7, started)
-    if problem:
-        return problem
+    stop_if(repo_blocked(state) or hook_name_problem(state, name, sha7, started))
     recorded_created = state.files["waves.json"].data.get("hook_created")
     created = parse_time(recorded_created)
     if created is not None:
@@ -1163,14 +1128,10 @@ def recorded_instant(data, key):
 
 @lab.check(5, "waves-times", hint="sync_waves")
 def waves_times(state):
-    data, problem = evidence(state, "waves.json")
-    if problem:
-        return problem
+    data = require(evidence(state, "waves.json"))
     times = {}
     for key in ("hook_created", "settings_created"):
-        times[key], problem = recorded_instant(data, key)
-        if problem:
-            return problem
+        times[key] = require(recorded_instant(data, key))
     found = {key: data[key] for key in times}
     if times["hook_created"] > times["settings_created"]:
         return failed("hook_after_settings", expected="hook_created <= settings_created", found=found)
@@ -1179,9 +1140,7 @@ def waves_times(state):
 
 @lab.check(5, "waves-settings-created", hint="sync_waves")
 def waves_settings_created(state):
-    value, problem = evidence_field(state, "waves.json", "settings_created", "string")
-    if problem:
-        return problem
+    value = require(evidence_field(state, "waves.json", "settings_created", "string"))
     settings = state.cluster.find("waves_configmaps", "settings")
     if settings is None:  # this step's own object: a plain failure, not "blocked by step 5"
         return failed("live_object_missing", expected="ConfigMap src-waves/settings", found=None,
@@ -1198,16 +1157,12 @@ def waves_live_hook_job(state):
     """The recorded hook Job, if it still exists, must match. Absence is fine: the lab text says
     BeforeHookCreation deletes it, while a generateName hook gets a new name per operation and
     usually remains (sync/hook/delete_policy.go); either way nothing is owed."""
-    data, problem = evidence(state, "waves.json")
-    if problem:
-        return problem
+    data = require(evidence(state, "waves.json"))
     name = data.get("hook_job")
     job = state.cluster.find("waves_jobs", name) if isinstance(name, str) else None
     if job is None:
         return passed("hook_job_gone", found=None, name=name)
-    recorded, problem = recorded_instant(data, "hook_created")
-    if problem:  # a wrong type or format is not a different time: say what it is
-        return problem
+    recorded = require(recorded_instant(data, "hook_created"))  # a wrong type or format is not a different time: say what it is
     created = dig(job, "metadata", "creationTimestamp")
     complete = condition(job, "Complete")
     found = {"creationTimestamp": created, "Complete": dig(complete, "status")}
@@ -1271,9 +1226,7 @@ def parent_of(state, sha):
 
 @lab.check(6, "failed-commit", hint="failed_hook_commit")
 def failing_commit(state):
-    sha, problem = failed_commit(state)
-    if problem:
-        return problem
+    sha = require(failed_commit(state))
     parent = parent_of(state, sha)
     after = state.repo.history[sha]
     before = state.repo.history.get(parent, {}) if parent else {}
@@ -1294,9 +1247,7 @@ def failing_commit(state):
 
 @lab.check(6, "failed-phase", hint="hook_failed_phase")
 def failed_phase(state):
-    phase, problem = evidence_field(state, "failed-hook.json", "phase", "string")
-    if problem:
-        return problem
+    phase = require(evidence_field(state, "failed-hook.json", "phase", "string"))
     if phase == "Failed":
         return same_value(phase, "Failed", "failed-hook.json phase")
     if phase != "Running":
@@ -1306,9 +1257,7 @@ def failed_phase(state):
     # and 5 retries it reads Running for ~37 minutes (docs/argocd-observations.md). Running is
     # the truth during that time, so it passes once the cluster shows the operation of that
     # commit really failed (shared/labs/capa-src.md step 6).
-    sha, problem = failed_commit(state)
-    if problem:  # the commit's own problem: missing, not a full SHA, not on bare main
-        return problem
+    sha = require(failed_commit(state))  # the commit's own problem: missing, not a full SHA, not on bare main
     proof = failure_proof(state, sha)
     if proof:
         return passed("phase_running_failed", expected="Failed | Running", found=phase, proof=proof)
@@ -1350,12 +1299,8 @@ def failure_proof(state, sha):
 
 @lab.check(6, "failed-live-mode", hint="hook_failed_phase")
 def failed_live_mode(state):
-    live_mode, problem = evidence_field(state, "failed-hook.json", "live_mode", "string")
-    if problem:
-        return problem
-    sha, problem = failed_commit(state)
-    if problem:  # the commit's own problem: missing, not a full SHA, not on bare main
-        return problem
+    live_mode = require(evidence_field(state, "failed-hook.json", "live_mode", "string"))
+    sha = require(failed_commit(state))  # the commit's own problem: missing, not a full SHA, not on bare main
     parent = parent_of(state, sha)
     before = yaml_mode(state.repo.history.get(parent, {}).get("waves/config.yaml")) if parent else None
     if live_mode != before:
@@ -1380,9 +1325,7 @@ def fix_commit_sha(state, failed_sha):
 
 @lab.check(6, "fix-commit", hint="failed_hook_commit")
 def fix_commit(state):
-    sha, problem = failed_commit(state)
-    if problem:  # the commit's own problem: missing, not a full SHA, not on bare main
-        return problem
+    sha = require(failed_commit(state))  # the commit's own problem: missing, not a full SHA, not on bare main
     fix = fix_commit_sha(state, sha)
     if fix:
         return passed("fix_commit_ok", found=fix, sha=fix[:7])
@@ -1490,7 +1433,7 @@ def ignores_prod_api_replicas(rule):
 
 
 def ignore_problems(state, app):
-    """(the problems of step 7's Application settings, ERROR verdict or None)."""
+    """The problems of step 7's Application settings (the check ends when kustomize cannot run)."""
     problems = []
     rules = dig(app, "spec", "ignoreDifferences", default=[])
     rules = rules if isinstance(rules, list) else []
@@ -1502,14 +1445,11 @@ def ignore_problems(state, app):
             problems.append(("spec.syncPolicy.syncOptions", option, dig(app, "spec", "syncPolicy", "syncOptions")))
     if not automated_enabled(app) or dig(app, "spec", "syncPolicy", "automated", "selfHeal") is not True:
         problems.append(("spec.syncPolicy.automated.selfHeal", True, dig(app, "spec", "syncPolicy", "automated")))
-    image, error = image_problems(state, app)
-    return problems + image, error
+    return problems + require(image_problems(state, app))
 
 
 def ignore_verdict(state, app, what):
-    problems, error = ignore_problems(state, app)
-    if error:
-        return error
+    problems = ignore_problems(state, app)
     respect_missing = any(f == "spec.syncPolicy.syncOptions" and e == "RespectIgnoreDifferences=true"
                           for f, e, _ in problems)
     verdict = verdict_from_problems(problems, what, "ignore_differences")
@@ -1539,9 +1479,7 @@ def kust_live_replicas(state):
 
 @lab.check(7, "ignore-times", hint="json_types")
 def ignore_times(state):
-    values, problem = evidence_fields(state, "ignore.json", ("scaled_at", "checked_at"), "integer")
-    if problem:
-        return problem
+    values = require(evidence_fields(state, "ignore.json", ("scaled_at", "checked_at"), "integer"))
     if max(values.values()) > state.now + 300:  # five minutes of clock skew are forgiven
         return failed("time_in_future", expected=f"<= {int(state.now)}", found=values)
     waited = values["checked_at"] - values["scaled_at"]
@@ -1552,17 +1490,13 @@ def ignore_times(state):
 
 @lab.check(7, "ignore-replicas", hint="json_types")
 def ignore_replicas(state):
-    value, problem = evidence_field(state, "ignore.json", "replicas", "integer")
-    if problem:
-        return problem
+    value = require(evidence_field(state, "ignore.json", "replicas", "integer"))
     return same_value(value, 4, "ignore.json replicas", hint="ignore_differences")
 
 
 @lab.check(7, "ignore-sync-status", hint="ignore_differences")
 def ignore_sync_status(state):
-    value, problem = evidence_field(state, "ignore.json", "sync_status", "string")
-    if problem:
-        return problem
+    value = require(evidence_field(state, "ignore.json", "sync_status", "string"))
     return same_value(value, "Synced", "ignore.json sync_status")
 
 
@@ -1623,9 +1557,7 @@ def report_hook_blocked(state):
 
 @lab.check(8, "replicas-owner", hint="managed_fields")
 def report_replicas_owner(state):
-    value, problem = evidence_field(state, "report.json", "replicas_owner", "string")
-    if problem:
-        return problem
+    value = require(evidence_field(state, "report.json", "replicas_owner", "string"))
     deployment = state.cluster.find("kust_deployments", "prod-api")
     if deployment is None:
         return blocked(4, "live_object_missing", what="Deployment src-kust/prod-api")
