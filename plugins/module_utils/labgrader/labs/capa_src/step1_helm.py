@@ -10,6 +10,7 @@ from ansible.module_utils.labgrader.checks.argocd import (
     spec_judge,
     spec_problems,
     synced_healthy,
+    tracking_marks,
     verdict_from_problems,
 )
 from ansible.module_utils.labgrader.checks.evidence import (
@@ -25,6 +26,7 @@ from ansible.module_utils.labgrader.checks.git import (
     repo_url,
     repository_checks,
 )
+from ansible.module_utils.labgrader.checks.helm import chart_name, template_path
 from ansible.module_utils.labgrader.checks.repo_server import helm_template, resolve_value_files
 from ansible.module_utils.labgrader.checks.require import require, stop_if
 from ansible.module_utils.labgrader.facts import (
@@ -111,13 +113,6 @@ def chart_rendered(state):
     return helm_template(state.site.helm_binary, state.repo.tree, source, HELM_APP, HELM_APP)
 
 
-def template_path(source, chart_name):
-    """helm names a template <chart name>/templates/<file>; the repository path is under charts/web."""
-    if isinstance(source, str) and isinstance(chart_name, str) and source.startswith(chart_name + "/"):
-        return f"{CHART_DIR}/{source[len(chart_name) + 1:]}"
-    return source or CHART_DIR
-
-
 def chart_template(state, kind, name_suffix):
     """A template under charts/web/templates that renders `kind` named `<release>-<suffix>` with
     the fields the lab asks for, judged on what `helm template` renders (helpers, include, tpl,
@@ -131,12 +126,11 @@ def chart_template(state, kind, name_suffix):
         return errored("tool_unavailable", tool="helm", detail=rendered.unavailable)
     if rendered.problem:
         return failed("helm_template_failed", expected=expected, found=rendered.problem, detail=rendered.problem)
-    chart, _ = parse_yaml_text(state.repo.tree.get(f"{CHART_DIR}/Chart.yaml") or "")
-    chart_name = dig(chart[0], "name") if chart and isinstance(chart[0], dict) else None
+    name = chart_name(state.repo.tree, CHART_DIR)
     for doc, source in zip(rendered.objects, rendered.sources, strict=True):
         if doc.get("kind") != kind or dig(doc, "metadata", "name") != f"{HELM_APP}-{name_suffix}":
             continue
-        path = template_path(source, chart_name)
+        path = template_path(source, name, CHART_DIR)
         missing = [what for what, holds in fields if not holds(doc)]
         if missing:
             return failed("template_incomplete", expected=expected, found=missing, path=path,
@@ -204,8 +198,7 @@ def helm_live_status(state):
 
 HELM_VALUES_OBJECT = {"replicaCount": 3, "greeting": "from-values-object"}
 HELM_PARAMETER = {"name": "greeting", "value": "from-parameter"}
-# Argo CD's order (docs/user-guide/helm.md; util/helm/cmd.go template()): parameters (--set)
-# > valuesObject/values (last --values) > valueFiles > chart values.yaml.
+# Argo CD's order of Helm values: checks/helm.py.
 PRECEDENCE_REPLICAS = 3
 PRECEDENCE_GREETING = "from-parameter"
 
@@ -300,6 +293,9 @@ def instance_label(state):
     return same_value(value, live, "tracking.json instance_label")
 
 
+TRACKING_KEYS = {"annotation": "tracking_annotation", "label": "instance_label"}  # tracking.json's names
+
+
 @lab.check(3, "tracking-method", hint="resource_tracking")
 def tracking_method(state):
     data = require(evidence(state, "tracking.json"))
@@ -307,14 +303,8 @@ def tracking_method(state):
     if not isinstance(argocd_cm, dict):
         return errored("argocd_cm_missing", namespace=state.site.argocd_namespace)
     method = dig(argocd_cm, "data", TRACKING_METHOD_KEY) or DEFAULT_TRACKING_METHOD
-    # util/argo/resource_tracking.go SetAppInstance switches on the exact string (util/settings
-    # GetTrackingMethod passes argocd-cm's value as is): "label" writes only the label,
-    # "annotation+label" both, anything else (also "Label" or " label") only the annotation.
-    expected = {}
-    if method != "label":
-        expected["tracking_annotation"] = tracking_id(HELM_APP, "", "ConfigMap", HELM_APP, f"{HELM_APP}-greeting")
-    if method in ("label", "annotation+label"):
-        expected["instance_label"] = HELM_APP
+    marks = tracking_marks(method, HELM_APP, tracking_id(HELM_APP, "", "ConfigMap", HELM_APP, f"{HELM_APP}-greeting"))
+    expected = {TRACKING_KEYS[mark]: value for mark, value in marks.items()}
     found = {key: data.get(key) for key in expected}
     if found != expected:
         return failed("tracking_method_mismatch", expected=expected, found=found, method=method)

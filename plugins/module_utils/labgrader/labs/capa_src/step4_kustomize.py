@@ -18,6 +18,13 @@ from ansible.module_utils.labgrader.checks.git import (
     wanted_or_first,
     yaml_objects,
 )
+from ansible.module_utils.labgrader.checks.kustomize import (
+    build_options,
+    image_tag,
+    kustomization,
+    kustomization_paths,
+    replicas_names,
+)
 from ansible.module_utils.labgrader.checks.repo_server import kustomize_build
 from ansible.module_utils.labgrader.checks.require import require, stop_if
 from ansible.module_utils.labgrader.facts import (
@@ -29,7 +36,6 @@ from ansible.module_utils.labgrader.labs.capa_src.definition import (
     lab,
 )
 from ansible.module_utils.labgrader.result import errored, failed, passed, pending
-from ansible.module_utils.labgrader.workspace import parse_yaml_text
 
 
 def str_list(value):
@@ -60,35 +66,17 @@ def kust_base(state):
     return object_verdict(path, expected, found)
 
 
-def kustomization_paths(directory):
-    return [f"{directory}/{name}" for name in ("kustomization.yaml", "kustomization.yml", "Kustomization")]
-
-
-def kustomization(state, directory):
-    for path in kustomization_paths(directory):
-        text = state.repo.tree.get(path)
-        if text is not None:
-            documents, _ = parse_yaml_text(text)
-            if documents and isinstance(documents[0], dict):
-                return path, documents[0]
-            return path, None
-    return None, None
-
-
 @lab.check(4, "kust-overlay", hint="kustomize_layout")
 def kust_overlay(state):
     stop_if(repo_blocked(state))
-    path, overlay = kustomization(state, "kust/overlays/prod")
+    path, overlay = kustomization(state.repo.tree, "kust/overlays/prod")
     expected = {"resources": "../../base", "namePrefix": "prod-", "replicas": {"name": "api", "count": 2}}
     if overlay is None:
         return failed("git_file_missing" if path is None else "git_file_invalid", expected=expected, found=None,
                       path=path or "kust/overlays/prod/kustomization.yaml", detail="")
     resources = str_list(overlay.get("resources")) + str_list(overlay.get("bases"))
     replicas = overlay.get("replicas") if isinstance(overlay.get("replicas"), list) else []
-    # kustomize's ReplicaCountTransformer matches a resource by any of its ids
-    # (resmap GetMatchingResourcesByAnyId: the base's name or the prefixed one), so `api` and
-    # `prod-api` both set api's replicas (observed with the plane's kustomize v5.8.1).
-    names = ("api", f"{overlay.get('namePrefix') or ''}api{overlay.get('nameSuffix') or ''}")
+    names = replicas_names(overlay, "api")
     found = {
         "resources": "../../base" if "../../base" in resources else resources,
         "namePrefix": overlay.get("namePrefix"),
@@ -103,9 +91,7 @@ def no_override_in_git(state):
     stop_if(repo_blocked(state))
     if not any(p.startswith("kust/") for p in state.repo.tree):
         return failed("git_dir_missing", expected="kust/", found=None, path="kust/")
-    mentions, error = override_in_git(state)
-    if error:
-        return error
+    mentions = require(override_in_git(state))
     if mentions:
         return failed("override_in_git", expected=[], found=mentions, paths=", ".join(mentions))
     return passed("override_not_in_git", expected=[], found=[])
@@ -115,13 +101,10 @@ OVERRIDE_TAG = "1.28"
 KUST_PATH = "kust/overlays/prod"
 
 
-def build_options(state):
-    """argocd-cm `kustomize.buildOptions`, which Argo CD adds to every `kustomize build`
-    (util/kustomize/kustomize.go parseKustomizeBuildOptions). When the cluster cannot be read
-    the other checks say so, and git is judged with kustomize's defaults."""
-    if not state.cluster.ok:
-        return ""
-    return dig(state.cluster.get("argocd_cm"), "data", "kustomize.buildOptions") or ""
+def argocd_build_options(state):
+    """The build options Argo CD adds (checks/kustomize.py build_options). When the cluster
+    cannot be read the other checks say so, and git is judged with kustomize's defaults."""
+    return build_options(state.cluster.get("argocd_cm")) if state.cluster.ok else ""
 
 
 def override_in_git(state):
@@ -136,22 +119,13 @@ def override_in_git(state):
         if path is None:
             continue
         rendered = kustomize_build(state.site.kustomize_binary, state.repo.tree, {"path": directory}, KUST_APP,
-                                   KUST_APP, state.repo.head or "", build_options(state))
+                                   KUST_APP, state.repo.head or "", argocd_build_options(state))
         if rendered.unavailable:
             return None, errored("tool_unavailable", tool="kustomize", detail=rendered.unavailable)
         if any(image_tag(i).startswith(OVERRIDE_TAG) for o in rendered.objects or [] for i in images(o)
                if isinstance(i, str)):
             mentions.append(path)
     return mentions, None
-
-
-def image_tag(reference):
-    """The tag of a rendered image reference, name[:tag][@digest], as the OCI distribution
-    reference grammar reads it: after the ":" in the last path component (a registry port is in
-    the first). A reference kustomize made invalid (newName nginx:1.28-alpine renders
-    nginx:1.28-alpine:1.27-alpine) keeps everything after that ":" as its tag."""
-    last = reference.split("@", 1)[0].rsplit("/", 1)[-1]
-    return last.partition(":")[2]
 
 
 KUST_IMAGE = "nginx:1.28-alpine"
@@ -182,7 +156,7 @@ def image_problems(state, app):
               "kustomize": {"images": entries if isinstance(entries, list) else []}}
     revision = (state.repo.head if state.repo and state.repo.ok else None) or ""
     rendered = kustomize_build(state.site.kustomize_binary, LAB_BASE, source, KUST_APP, KUST_APP, revision,
-                               build_options(state))
+                               argocd_build_options(state))
     if rendered.unavailable:
         return [], errored("tool_unavailable", tool="kustomize", detail=rendered.unavailable)
     _, deployment = find_object([(KUST_PATH, o) for o in rendered.objects or []], "Deployment", name="api")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 from ansible.module_utils.labgrader.checks.argocd import (
+    history_limit,
+    operations_started,
     spec_judge,
     spec_problems,
 )
@@ -23,8 +25,15 @@ from ansible.module_utils.labgrader.checks.git import (
     yaml_objects,
 )
 from ansible.module_utils.labgrader.checks.require import require, stop_if
+from ansible.module_utils.labgrader.checks.waves_hooks import (
+    HOOK,
+    HOOK_DELETE_POLICY,
+    annotation_csv,
+    delete_policies,
+    hook_types,
+    wave_of,
+)
 from ansible.module_utils.labgrader.facts import (
-    annotation,
     command_line,
     condition,
     containers,
@@ -41,59 +50,6 @@ from ansible.module_utils.labgrader.result import failed, passed
 from ansible.module_utils.labgrader.workspace import parse_yaml_text
 
 # ---------------------------------------------------------------- step 5
-
-SYNC_WAVE = "argocd.argoproj.io/sync-wave"
-HOOK = "argocd.argoproj.io/hook"
-HOOK_DELETE_POLICY = "argocd.argoproj.io/hook-delete-policy"
-
-
-GO_ATOI = re.compile(r"^[+-]?[0-9]+$")  # what strconv.Atoi accepts: no spaces, no quotes inside
-
-
-def wave_of(doc):
-    """The sync wave Argo CD gives an object: gitops-engine pkg/sync/syncwaves/waves.go Wave()
-    reads the annotation with strconv.Atoi, falls back to helm.sh/hook-weight, then 0."""
-    for key in (SYNC_WAVE, "helm.sh/hook-weight"):
-        value = annotation(doc, key)
-        if isinstance(value, str) and GO_ATOI.match(value):
-            return int(value)
-    return 0
-
-
-def annotation_csv(doc, key):
-    """gitops-engine pkg/sync/resource/annotations.go GetAnnotationCSVs: the comma-separated
-    values, each trimmed, empty ones and repeats dropped. Hook types and delete policies are then
-    matched exactly (common.NewHookType, NewHookDeletePolicy)."""
-    value = annotation(doc, key)
-    items = (item.strip() for item in value.split(",")) if isinstance(value, str) else ()
-    return list(dict.fromkeys(item for item in items if item))
-
-
-# gitops-engine pkg/sync/common/types.go NewHookType / NewHookDeletePolicy match these exact words;
-# pkg/sync/hook/helm maps Helm's hook annotations onto them.
-HOOK_TYPES = ("PreSync", "Sync", "PostSync", "SyncFail", "Skip")
-HELM_HOOK_TYPES = {"pre-install": "PreSync", "pre-upgrade": "PreSync", "post-upgrade": "PostSync",
-                   "post-install": "PostSync"}
-DELETE_POLICIES = ("HookSucceeded", "HookFailed", "BeforeHookCreation")
-HELM_DELETE_POLICIES = {"before-hook-creation": "BeforeHookCreation", "hook-succeeded": "HookSucceeded",
-                        "hook-failed": "HookFailed"}
-
-
-def hook_types(doc):
-    """The hook types Argo CD gives an object (pkg/sync/hook/hook.go Types): the recognised words
-    of argocd.argoproj.io/hook, else those of helm.sh/hook; unknown words are ignored."""
-    types = [t for t in annotation_csv(doc, HOOK) if t in HOOK_TYPES]
-    return types or [HELM_HOOK_TYPES[t] for t in annotation_csv(doc, "helm.sh/hook") if t in HELM_HOOK_TYPES]
-
-
-def delete_policies(doc):
-    """pkg/sync/hook/delete_policy.go DeletePolicies: the recognised policies of both annotations,
-    BeforeHookCreation when none is recognised (a misspelt policy changes nothing)."""
-    policies = [p for p in annotation_csv(doc, HOOK_DELETE_POLICY) if p in DELETE_POLICIES]
-    policies += [HELM_DELETE_POLICIES[p] for p in annotation_csv(doc, "helm.sh/hook-delete-policy")
-                 if p in HELM_DELETE_POLICIES]
-    return list(dict.fromkeys(policies)) or ["BeforeHookCreation"]
-
 
 def as_argo_cd_reads(effective, expected, written):
     """What Argo CD reads when it is what the lab asks for, else what the learner wrote (or what
@@ -183,31 +139,11 @@ HOOK_JOB_NAME = re.compile(r"^migrate-([0-9a-f]{7})-presync-([0-9]{9,11})$")
 
 
 CLOCK_SKEW = 300  # seconds forgiven between the learner's git clock and the controller's
-REVISION_HISTORY_LIMIT = 10  # common.RevisionHistoryLimit: status.history keeps the last 10 syncs
 
 
 def has_presync_hook(text):
     return any(doc.get("kind") == "Job" and dig(doc, "metadata", "generateName") == "migrate-"
                and "PreSync" in hook_types(doc) for doc in yaml_documents(text))
-
-
-def operations_started(app):
-    """{(revision, start unix time)} of the syncs Argo CD recorded for an Application: its
-    status.history (deployStartedAt = the operation's startedAt, controller/sync.go
-    persistRevisionHistory) and its current operationState."""
-    entries = dig(app, "status", "history", default=[])
-    entries = entries if isinstance(entries, list) else []
-    started = set()
-    for entry in entries:
-        when = parse_time(dig(entry, "deployStartedAt"))
-        if when is not None:
-            started.add((dig(entry, "revision"), int(when.timestamp())))
-    operation = dig(app, "status", "operationState")
-    when = parse_time(dig(operation, "startedAt"))
-    if when is not None:
-        for revision in (dig(operation, "operation", "sync", "revision"), dig(operation, "syncResult", "revision")):
-            started.add((revision, int(when.timestamp())))
-    return started, len(entries)
 
 
 def hook_name_problem(state, name, sha7, started):
@@ -233,9 +169,7 @@ def hook_name_problem(state, name, sha7, started):
     if app is None:
         return None  # step 5's live-app check says the Application is missing
     recorded, history_size = operations_started(app)
-    limit = dig(app, "spec", "revisionHistoryLimit")
-    limit = limit if isinstance(limit, int) and not isinstance(limit, bool) else REVISION_HISTORY_LIMIT
-    if any((sha, started) in recorded for sha in with_hook) or history_size >= limit:
+    if any((sha, started) in recorded for sha in with_hook) or history_size >= history_limit(app):
         return None
     return failed("hook_not_synced", expected=expected, found=name, sha7=sha7, started=started)
 

@@ -9,6 +9,7 @@ from ansible.module_utils.labgrader.checks.argocd import (
     Operation,
     Progress,
     live_status,
+    operations_started,
 )
 from ansible.module_utils.labgrader.checks.evidence import (
     blocked,
@@ -33,7 +34,6 @@ from ansible.module_utils.labgrader.labs.capa_src.definition import (
     WAVES_APP,
     lab,
 )
-from ansible.module_utils.labgrader.labs.capa_src.step5_waves import operations_started
 from ansible.module_utils.labgrader.result import failed, passed, pending
 
 

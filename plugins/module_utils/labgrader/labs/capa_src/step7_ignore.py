@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from ansible.module_utils.labgrader.checks.argocd import (
+    ARGOCD_MANAGER,
     automated_enabled,
+    ignore_rule_covers,
     sync_options,
     verdict_from_problems,
 )
@@ -32,13 +34,8 @@ IGNORE_RULE = {"group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/re
 
 
 def ignores_prod_api_replicas(rule):
-    """The rule the lab asks for, as Argo CD applies it to prod-api: a rule that names another
-    object (name or namespace, compared exactly when set: util/argo/normalizers/diff_normalizer.go
-    Normalize) leaves prod-api's replicas in the diff, and selfHeal syncs them back."""
-    pointers = rule.get("jsonPointers") if isinstance(rule, dict) else None
-    return (isinstance(pointers, list) and "/spec/replicas" in pointers and rule.get("group") == "apps"
-            and rule.get("kind") == "Deployment" and rule.get("name") in (None, "", "prod-api")
-            and rule.get("namespace") in (None, "", KUST_APP))
+    """The rule the lab asks for, as Argo CD applies it to prod-api (checks/argocd.py)."""
+    return ignore_rule_covers(rule, "apps", "Deployment", "prod-api", KUST_APP, "/spec/replicas")
 
 
 def ignore_problems(state, app):
@@ -114,7 +111,6 @@ def ignore_sync_status(state):
 # under k3s it may be "k3s" when run as `k3s kubectl`. UNVERIFIED which one v1.3x k3s shows:
 # accept any of them, keyed on subresource "scale" (argocd-facts.md §7.3).
 SCALE_MANAGERS = ("kubectl", "kubectl-scale", "k3s")
-ARGOCD_MANAGER = "argocd-controller"  # common.ArgoCDSSAManager
 
 
 @lab.check(7, "replicas-owner", hint="managed_fields")
