@@ -5,35 +5,12 @@ from __future__ import annotations
 
 import re
 
-from ansible.module_utils.labgrader.checks.argocd import (
-    Operation,
-    Progress,
-    live_status,
-    operations_started,
-)
-from ansible.module_utils.labgrader.checks.evidence import (
-    blocked,
-    evidence,
-    evidence_field,
-    same_value,
-)
-from ansible.module_utils.labgrader.checks.git import (
-    repo_blocked,
-    yaml_documents,
-)
+from ansible.module_utils.labgrader.checks.argocd import Operation, Progress, live_status, operations_started
+from ansible.module_utils.labgrader.checks.evidence import blocked, evidence, evidence_field, same_value
+from ansible.module_utils.labgrader.checks.git import repo_blocked, yaml_documents
 from ansible.module_utils.labgrader.checks.require import require, stop_if
-from ansible.module_utils.labgrader.facts import (
-    command_line,
-    condition,
-    containers,
-    dig,
-    typed_field,
-)
-from ansible.module_utils.labgrader.labs.capa_src.definition import (
-    WAVES,
-    WAVES_APP,
-    lab,
-)
+from ansible.module_utils.labgrader.facts import command_line, condition, containers, dig, typed_field
+from ansible.module_utils.labgrader.labs.capa_src.definition import WAVES, WAVES_APP, lab
 from ansible.module_utils.labgrader.result import failed, passed, pending
 
 
@@ -50,10 +27,6 @@ def migrate_command(text):
         if doc.get("kind") == "Job":
             return " ".join(command_line(c) for c in containers(doc))
     return None
-
-
-
-# ---------------------------------------------------------------- step 6
 
 
 def failed_commit(state):
