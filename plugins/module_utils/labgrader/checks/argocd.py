@@ -1,11 +1,15 @@
-"""Checks on Argo CD Application manifests shared by the labs (file and live object alike)."""
+"""What Argo CD does with an Application, shared by the labs: its manifest (file and live object
+alike: ApplicationTwin), its live status and its operation (Operation, Progress)."""
 
 from __future__ import annotations
 
+import enum
 import posixpath
+from typing import NamedTuple
 
 from ansible.module_utils.labgrader.checks.evidence import blocked, file_problem
-from ansible.module_utils.labgrader.facts import dig, json_type
+from ansible.module_utils.labgrader.checks.require import require
+from ansible.module_utils.labgrader.facts import dig, json_type, parse_time
 from ansible.module_utils.labgrader.i18n import show
 from ansible.module_utils.labgrader.result import failed, passed, pending
 
@@ -94,6 +98,31 @@ def verdict_from_problems(problems, what, hint):
                   found={f: x for f, _, x in problems}, what=what, details=details, hint=hint)
 
 
+def tracking_marks(method, app_name, tracking_id):
+    """{"annotation": tracking id, "label": app name}, the marks Argo CD writes on the objects it
+    manages with tracking `method` (argocd-cm application.resourceTrackingMethod).
+    util/argo/resource_tracking.go SetAppInstance switches on the exact string (util/settings
+    GetTrackingMethod passes argocd-cm's value as is): "label" writes only the label,
+    "annotation+label" both, anything else (also "Label" or " label") only the annotation."""
+    marks = {}
+    if method != "label":
+        marks["annotation"] = tracking_id
+    if method in ("label", "annotation+label"):
+        marks["label"] = app_name
+    return marks
+
+
+def ignore_rule_covers(rule, group, kind, name, namespace, pointer):
+    """An ignoreDifferences rule hides `pointer` of the object (group, kind, namespace/name): its
+    jsonPointers list it, group and kind match, and a name or namespace, when set, is compared
+    exactly (util/argo/normalizers/diff_normalizer.go Normalize). A rule naming another object
+    leaves the field in the diff, and selfHeal syncs it back."""
+    pointers = rule.get("jsonPointers") if isinstance(rule, dict) else None
+    return (isinstance(pointers, list) and pointer in pointers and rule.get("group") == group
+            and rule.get("kind") == kind and rule.get("name") in (None, "", name)
+            and rule.get("namespace") in (None, "", namespace))
+
+
 def live_status(app):
     """(sync, health, operation phase) of a live Application."""
     return (dig(app, "status", "sync", "status"), dig(app, "status", "health", "status"),
@@ -141,18 +170,166 @@ def synced_healthy(app, name):
                   health=health, hint="app_sync_health")
 
 
-def live_app(state, name, step):
-    """(app, None) or (None, failing Verdict) for a live Application."""
-    app = state.app(name)
-    if app is None:
-        return None, failed("live_app_missing", expected=name, found=None, name=name, step=step,
-                            hint="application_apply")
-    return app, None
+ARGOCD_MANAGER = "argocd-controller"  # common.ArgoCDSSAManager: the field manager of Argo CD's applies
+REVISION_HISTORY_LIMIT = 10  # common.RevisionHistoryLimit: status.history keeps the last 10 syncs
 
 
-def live_app_blocked(state, name, step):
-    """For later steps: a missing Application is 'blocked by step N', not a new mistake."""
-    app = state.app(name)
-    if app is None:
-        return None, blocked(step, "live_app_missing", name=name)
-    return app, None
+def operations_started(app):
+    """{(revision, start unix time)} of the syncs Argo CD recorded for an Application: its
+    status.history (deployStartedAt = the operation's startedAt, controller/sync.go
+    persistRevisionHistory) and its current operationState."""
+    entries = dig(app, "status", "history", default=[])
+    entries = entries if isinstance(entries, list) else []
+    started = set()
+    for entry in entries:
+        when = parse_time(dig(entry, "deployStartedAt"))
+        if when is not None:
+            started.add((dig(entry, "revision"), int(when.timestamp())))
+    operation = dig(app, "status", "operationState")
+    when = parse_time(dig(operation, "startedAt"))
+    if when is not None:
+        for revision in (dig(operation, "operation", "sync", "revision"), dig(operation, "syncResult", "revision")):
+            started.add((revision, int(when.timestamp())))
+    return started, len(entries)
+
+
+def history_limit(app):
+    """How many syncs status.history keeps: spec.revisionHistoryLimit, else the default."""
+    limit = dig(app, "spec", "revisionHistoryLimit")
+    return limit if isinstance(limit, int) and not isinstance(limit, bool) else REVISION_HISTORY_LIMIT
+
+
+def live_app(app, name, blocked_by=None, **params):
+    """(app, None) for a live Application (`app` as the lab read it, None when it does not exist),
+    else (None, failing Verdict). With `blocked_by` (a step), a missing Application is 'blocked by
+    step N', not a new mistake: the step that applies it fails for it. `params` go into the
+    failing Verdict of a missing Application."""
+    if app is not None:
+        return app, None
+    if blocked_by is not None:
+        return None, blocked(blocked_by, "live_app_missing", name=name)
+    return None, failed("live_app_missing", expected=name, found=None, name=name, hint="application_apply", **params)
+
+
+class Where(NamedTuple):
+    """Where an ApplicationTwin is being judged: its workspace file (live False, `what` the file
+    name, `hint` the file check's) or the live object (`what` "Application <name>", `hint`
+    application_apply). `live` also says whether metadata.namespace is required."""
+    live: bool
+    what: str
+    hint: str
+
+
+class ApplicationTwin:
+    """An Application the learner writes to a workspace file and applies: one judge for the file
+    and for its live twin. `read(state)` is the live object as the lab declared it (default: the
+    item `name` of its `applications` list), None when it does not exist. `step_param`: the
+    verdict of a missing live twin carries the step of the check (capa-src's params do).
+
+    A judge is judge(state, app, where) -> Verdict; `file_check` and `live_check` register it as
+    a check of the lab (each returns the check function, so the lab keeps its checks' order)."""
+
+    def __init__(self, name, file, read=None, step_param=True):
+        self.name = name
+        self.file = file
+        self.read = read or (lambda state: state.app(name))
+        self.step_param = step_param
+
+    def in_file(self, state):
+        """The Application written in the workspace file, or the check ends with why not."""
+        return require(application_file(state.files[self.file], self.name))
+
+    def live(self, state, step, blocked_by=None):
+        """The live Application, or the check (of `step`) ends: missing, or blocked by step `blocked_by`."""
+        params = {"step": step} if self.step_param and blocked_by is None else {}
+        return require(live_app(self.read(state), self.name, blocked_by, **params))
+
+    def file_check(self, lab, step, check_name, judge, hint):
+        where = Where(False, self.file, hint)
+        return lab.check(step, check_name, hint=hint)(lambda state: judge(state, self.in_file(state), where))
+
+    def live_check(self, lab, step, check_name, judge, hint, blocked_by=None):
+        where = Where(True, f"Application {self.name}", "application_apply")
+        return lab.check(step, check_name, hint=hint)(
+            lambda state: judge(state, self.live(state, step, blocked_by), where))
+
+    def checks(self, lab, step, judge, hint, live_hint=None, names=("app-file", "live-app"), blocked_by=None):
+        """Both checks, the file's first; the live one's hint is `live_hint` (default `hint`)."""
+        self.file_check(lab, step, names[0], judge, hint)
+        self.live_check(lab, step, names[1], judge, live_hint or hint, blocked_by)
+
+
+def spec_judge(problems):
+    """A judge from problems(state, app, where) -> [(field, expected, found)]: PASS spec_ok or
+    FAIL spec_mismatch naming every field (verdict_from_problems)."""
+    return lambda state, app, where: verdict_from_problems(problems(state, app, where), where.what, where.hint)
+
+
+class Progress(enum.Enum):
+    """How an Application's operation stands, given the revisions the lab knows to fail."""
+    RETRYING = "retrying"  # Running on a failing revision: auto-sync retries it, a new commit waits
+    ENDING_FAILED = "ending_failed"  # Terminating on a failing revision (terminate-op under way)
+    RUNNING = "running"  # any other operation Running or Terminating
+    SYNC_DUE = "sync_due"  # ended Failed/Error and auto-sync is about to start the desired revision
+    SETTLED = "settled"  # nothing runs and nothing is about to start
+
+    @property
+    def on_failing_revision(self):
+        return self in (Progress.RETRYING, Progress.ENDING_FAILED)
+
+    @property
+    def in_flight(self):
+        """An operation runs or is being terminated: the live objects may still change."""
+        return self in (Progress.RETRYING, Progress.ENDING_FAILED, Progress.RUNNING)
+
+
+class Operation(NamedTuple):
+    """status.operationState of a live Application as one value (Operation.of(app)).
+
+    `revision` is operation.sync.revision (what the operation applies), `result_revision`
+    syncResult.revision (what it last applied), `desired` status.sync.revision (what git's
+    target resolves to), `sync` status.sync.status, `automated` whether auto-sync is on."""
+    phase: object
+    revision: object
+    result_revision: object
+    desired: object
+    sync: object
+    automated: bool
+
+    @classmethod
+    def of(cls, app):
+        return cls(dig(app, "status", "operationState", "phase"),
+                   dig(app, "status", "operationState", "operation", "sync", "revision"),
+                   dig(app, "status", "operationState", "syncResult", "revision"),
+                   dig(app, "status", "sync", "revision"), dig(app, "status", "sync", "status"),
+                   automated_enabled(app) if isinstance(app, dict) else False)
+
+    @property
+    def active(self):
+        """Running or being terminated (controller/appcontroller.go autoSync starts no new sync
+        while an operation is in progress)."""
+        return self.phase in ("Running", "Terminating")
+
+    def progress(self, failing=()):
+        """The Progress of this operation; `failing` are the revisions the lab knows to fail (an
+        automated sync retries such a revision, and a new commit waits: controller/
+        appcontroller.go autoSync does not start a new sync while an operation runs)."""
+        on_failing = self.revision is not None and any(self.revision == sha for sha in failing)
+        if self.phase == "Running" and on_failing:
+            return Progress.RETRYING
+        if self.phase == "Terminating" and on_failing:
+            return Progress.ENDING_FAILED
+        if self.active:
+            return Progress.RUNNING
+        # After a Failed/Error operation, auto-sync starts the desired revision at once when it differs
+        # from the last attempted one (controller/appcontroller.go autoSync, alreadyAttemptedSync; observed
+        # after terminate-op and after exhausted retries, docs/argocd-observations.md tests 5 and 5b).
+        if self.phase in ("Failed", "Error") and self.automated and self.sync == "OutOfSync" \
+                and isinstance(self.desired, str) and isinstance(self.result_revision, str) \
+                and self.desired != self.result_revision:
+            return Progress.SYNC_DUE
+        return Progress.SETTLED
+
+    def applying(self, progress):
+        """The revision being applied, or about to be when auto-sync is due."""
+        return self.desired if progress is Progress.SYNC_DUE else self.revision

@@ -62,6 +62,7 @@ from ansible.module_utils.labgrader.kubestate import ClusterError
 from ansible.module_utils.labgrader.limits import Refused, load_yaml, read_regular
 from ansible.module_utils.labgrader.result import errored, failed, passed, pending
 from ansible.module_utils.labgrader.sandbox import Sandbox, SandboxUnavailable, TreeRefused, login_env, mktemp_name
+from ansible.module_utils.labgrader.solutions import cgoa_ci as solution
 
 REPO_NAME = "ci"
 APP = "ci-web"
@@ -689,6 +690,7 @@ lab = Lab(
     MESSAGES,
     HINTS,
     Owned(applications=(APP,), namespaces=(PROD_NS, DRYRUN_NS, CI_NS)),
+    solution=solution.STEPS,
 )
 
 
