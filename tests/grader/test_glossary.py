@@ -13,8 +13,8 @@ import re
 
 import pytest
 from ansible.module_utils.labgrader import i18n
-from ansible.module_utils.labgrader.report.labels import LABELS, LEARNER_LABELS
 from ansible.module_utils.labgrader.labs import LABS
+from ansible.module_utils.labgrader.report.labels import LABELS, LEARNER_LABELS
 
 # term: (ja, ko, forbidden in ja, forbidden in ko); the forbidden entries are regular expressions.
 GLOSSARY = {

@@ -23,8 +23,8 @@ import xml.etree.ElementTree as ET
 import pytest
 import yaml
 from ansible.module_utils.labgrader import grading, kubestate, limits
-from ansible.module_utils.labgrader.report import build
 from ansible.module_utils.labgrader.printable import printable
+from ansible.module_utils.labgrader.report import build
 from ansible.module_utils.labgrader.result import failed, passed
 
 from tests.conftest import load_plugin

@@ -19,9 +19,9 @@ def test_the_generated_module_is_the_files():
     generator = runpy.run_path(str(REPO_ROOT / "scripts/generate-report-assets"))
     current = (REPO_ROOT / "plugins/module_utils/labgrader/report/formats/html_assets.py").read_text(encoding="utf-8")
     assert current == generator["assets_module"](), "stale: run scripts/generate-report-assets"
-    assert html_assets.JS == (HTML_DIR / "report.js").read_text(encoding="utf-8")
-    assert html_assets.CSS == (HTML_DIR / "report.css").read_text(encoding="utf-8")
-    assert html_assets.TEMPLATE == (HTML_DIR / "index.html.j2").read_text(encoding="utf-8")
+    assert (HTML_DIR / "report.js").read_text(encoding="utf-8") == html_assets.JS
+    assert (HTML_DIR / "report.css").read_text(encoding="utf-8") == html_assets.CSS
+    assert (HTML_DIR / "index.html.j2").read_text(encoding="utf-8") == html_assets.TEMPLATE
 
 
 def test_the_csp_allows_exactly_the_script_file():

@@ -9,9 +9,9 @@ import json
 
 import pytest
 from ansible.module_utils.labgrader import limits, result, vocabulary
-from ansible.module_utils.labgrader.report import build, normalize, validate, views
 from ansible.module_utils.labgrader.grading import grade
 from ansible.module_utils.labgrader.labs import LABS
+from ansible.module_utils.labgrader.report import build, normalize, validate, views
 from report_sample import NOW, registry_result
 
 from tests.conftest import load_plugin
