@@ -169,7 +169,7 @@ files:
     - /srv/grader/reports/20261130T051200Z/junit.xml
     - /srv/grader/reports/20261130T051200Z/index.html
 index_html:
-  description: Path of index.html (same as the last item of RV(files)).
+  description: Path of index.html (also in RV(files)).
   returned: always
   type: str
   sample: /srv/grader/reports/20261130T051200Z/index.html
@@ -215,15 +215,10 @@ import os
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.labgrader.report import (
-    LATEST,
-    UTC,
-    build_report,
-    plan_report_dir,
-    read_previous,
-    report_files,
-    write_report,
-)
+from ansible.module_utils.labgrader.report.build import build_report
+from ansible.module_utils.labgrader.report.files import plan_report_dir, report_files, write_report
+from ansible.module_utils.labgrader.report.history import LATEST, read_previous
+from ansible.module_utils.labgrader.report.views import UTC
 from ansible.module_utils.labgrader.settings import enrolled as enrolled_labs
 from ansible.module_utils.labgrader.vocabulary import LANGUAGES
 
@@ -271,13 +266,13 @@ def main():
     except Exception as exc:  # a bug of the report writer, never a learner outcome  # noqa: BLE001
         module.fail_json(msg=f"grade_report could not build the report (grader bug): {exc}",
                          exception=traceback.format_exc())
-    files = report_files(report_dir)
+    files = report_files(report_dir)  # {format name: path}
     result = {
         "changed": True,
         "report_dir": report_dir,
         "latest": os.path.join(output_dir, LATEST),
-        "files": files,
-        "index_html": files[-1],
+        "files": list(files.values()),
+        "index_html": files["html"],
         "generated_at": report["generated_at"],
         "counts": report["counts"],
         "matrix": report["matrix"],

@@ -11,7 +11,7 @@ import os
 import shutil
 
 import pytest
-from ansible.module_utils.labgrader import report
+from ansible.module_utils.labgrader.report import build, files, history
 from cdp import Browser, find_chromium
 from report_sample import NOW, earlier_run, synthetic_class
 
@@ -28,11 +28,11 @@ VISIBLE_ROWS = "[].filter.call(document.querySelectorAll('#rows tr'),function(r)
 def write_class(out, learners):
     """The report of a class graded twice (so it shows progress), written as grade_report does."""
     records = synthetic_class(learners, **CLASSES[learners])
-    before = report.build_report(earlier_run(records), now=EARLIER)
+    before = build.build_report(earlier_run(records), now=EARLIER)
     previous = {"report": "20261129T051200Z", "generated_at": before["generated_at"],
-                "hosts": report.hosts_from_grades(json.loads(before["contents"]["grades.json"]))}
-    built = report.build_report(records, now=NOW, report_dir=str(out), previous=previous)
-    report.write_report(str(out), built["contents"])
+                "hosts": history.hosts_from_grades(json.loads(before["contents"]["grades.json"]))}
+    built = build.build_report(records, now=NOW, report_dir=str(out), previous=previous)
+    files.write_report(str(out), built["contents"])
     return built
 
 
@@ -169,8 +169,8 @@ def test_markup_in_records_requests_nothing(browser, tmp_path):
     step["checks"][0].update(message=lure, found=lure, hint=lure, message_key="", hint_key="")
     records[2]["error"] = None
     out = tmp_path / "r"
-    built = report.build_report(records, now=NOW, report_dir=str(out))
-    report.write_report(str(out), built["contents"])
+    built = build.build_report(records, now=NOW, report_dir=str(out))
+    files.write_report(str(out), built["contents"])
     page = (out / "index.html").as_uri()
     browser.navigate(page)
     click(browser, "tr[data-name='learner002'] td[class^='s-'] button[data-c='1 0 7']")
@@ -184,8 +184,8 @@ def test_markup_in_records_requests_nothing(browser, tmp_path):
 def test_learner_column_stays_visible_when_many_labs_scroll_sideways(browser, tmp_path):
     records = synthetic_class(80, labs=("lab-a", "lab-b", "lab-c", "lab-d"))
     out = tmp_path / "r"
-    built = report.build_report(records, now=NOW, report_dir=str(out))
-    report.write_report(str(out), built["contents"])
+    built = build.build_report(records, now=NOW, report_dir=str(out))
+    files.write_report(str(out), built["contents"])
     browser.navigate((out / "index.html").as_uri())
     assert browser.evaluate("document.documentElement.scrollWidth") > WIDTH  # 32 steps do not fit
     browser.evaluate("window.scrollTo(600, 400)")

@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from ansible.module_utils.labgrader import i18n, report
+from ansible.module_utils.labgrader import i18n
 from ansible.module_utils.labgrader.labs import LABS
+from ansible.module_utils.labgrader.report.labels import LABELS, LEARNER_LABELS
 
 # term: (ja, ko, forbidden in ja, forbidden in ko); the forbidden entries are regular expressions.
 GLOSSARY = {
@@ -56,7 +57,7 @@ def catalogue_texts():
         texts += [(f"{lab.id} title", lang, lab.title[lang]) for lang in LANGS]
         for step, titles in lab.step_titles.items():
             texts += [(f"{lab.id} step {step} title", lang, titles[lang]) for lang in LANGS]
-    for name, labels in (("report label", report.LABELS), ("learner text label", report.LEARNER_LABELS)):
+    for name, labels in (("report label", LABELS), ("learner text label", LEARNER_LABELS)):
         texts += [(f"{name} {key} title", lang, text) for lang in LANGS for key, text in labels[lang].items()]
     return texts
 

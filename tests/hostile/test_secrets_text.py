@@ -22,8 +22,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 import yaml
-from ansible.module_utils.labgrader import grading, kubestate, limits, report
+from ansible.module_utils.labgrader import grading, kubestate, limits
 from ansible.module_utils.labgrader.printable import printable
+from ansible.module_utils.labgrader.report import build
 from ansible.module_utils.labgrader.result import failed, passed
 
 from tests.conftest import load_plugin
@@ -290,7 +291,7 @@ def strings(value):
 
 def views():
     """{format: (file text, the text its reader sees)}."""
-    built = report.build_report(learner_records(), now=report_now(), report_dir="/srv/reports/x")
+    built = build.build_report(learner_records(), now=report_now(), report_dir="/srv/reports/x")
     contents = built["contents"]
     page = contents["index.html"]
     scripts = [json.loads(block) for block in re.findall(r'<script type="application/json"[^>]*>(.*?)</script>',

@@ -7,7 +7,9 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
-from ansible.module_utils.labgrader import report
+from ansible.module_utils.labgrader.report import history, normalize, values
+from ansible.module_utils.labgrader.report.build import build_report
+from ansible.module_utils.labgrader.report.formats import junit_xml, page_data
 from report_sample import (
     GENERATED_AT,
     JA_HINT,
@@ -31,14 +33,14 @@ pytestmark = pytest.mark.usefixtures("sample_registry")
 def build(records=None, **kwargs):
     kwargs.setdefault("now", NOW)
     kwargs.setdefault("report_dir", REPORT_DIR)
-    return report.build_report(class_records() if records is None else records, **kwargs)
+    return build_report(class_records() if records is None else records, **kwargs)
 
 
 # --- normalisation -------------------------------------------------------------------------
 
 
 def test_hosts_sorted_naturally_and_states():
-    hosts = report.normalize_records(class_records())
+    hosts = normalize.normalize_records(class_records())
     assert [h["host"] for h in hosts] == ["learner01", "learner02", "learner03", "learner04", "learner10"]
     assert [h["state"] for h in hosts] == ["graded", "graded", "error", "graded", "graded"]
     assert hosts[2]["error"] == {"kind": "unreachable",
@@ -59,7 +61,7 @@ def test_hosts_sorted_naturally_and_states():
     ({"host": "h", "state": "error", "error": {"kind": "disk", "message": "full"}}, "[disk] full"),
 ])
 def test_bad_records_become_grader_errors(bad, message):
-    (host,) = report.normalize_records([bad], hosts=["h"])
+    (host,) = normalize.normalize_records([bad], hosts=["h"])
     assert host["host"] == "h"
     assert host["state"] == "error"
     assert host["error"]["kind"] == "grader"
@@ -68,7 +70,7 @@ def test_bad_records_become_grader_errors(bad, message):
 
 
 def test_missing_hosts_and_unnamed_records():
-    hosts = report.normalize_records([record("a", "en", {"capa-src": capa()}), None],
+    hosts = normalize.normalize_records([record("a", "en", {"capa-src": capa()}), None],
                                      hosts=["a", "b", "c"])
     assert [(h["host"], h["state"]) for h in hosts] == [
         ("a", "graded"), ("b", "error"), ("c", "error"), ("record-2", "error")]
@@ -76,18 +78,18 @@ def test_missing_hosts_and_unnamed_records():
 
 
 def test_records_paired_with_hosts_by_position_and_mapping_and_json():
-    by_position = report.normalize_records([None, record("b", "en", {"capa-src": capa()})], hosts=["a", "b"])
+    by_position = normalize.normalize_records([None, record("b", "en", {"capa-src": capa()})], hosts=["a", "b"])
     assert [(h["host"], h["state"]) for h in by_position] == [("a", "error"), ("b", "graded")]
-    mapping = report.normalize_records({"a": None, "b": record("b", "en", {"capa-src": capa()})})
+    mapping = normalize.normalize_records({"a": None, "b": record("b", "en", {"capa-src": capa()})})
     assert [(h["host"], h["state"]) for h in mapping] == [("a", "error"), ("b", "graded")]
-    as_json = report.normalize_records(json.dumps([record("b", "en", {"capa-src": capa()})]))
+    as_json = normalize.normalize_records(json.dumps([record("b", "en", {"capa-src": capa()})]))
     assert [h["host"] for h in as_json] == ["b"]
-    assert report.normalize_records(None) == []
-    assert report.normalize_records("not json")[0]["error"]["message"].startswith("the grading record is not")
+    assert normalize.normalize_records(None) == []
+    assert normalize.normalize_records("not json")[0]["error"]["message"].startswith("the grading record is not")
 
 
 def test_duplicate_hosts_are_kept_visibly():
-    hosts = report.normalize_records([record("a", "en", {"capa-src": capa()})] * 2)
+    hosts = normalize.normalize_records([record("a", "en", {"capa-src": capa()})] * 2)
     assert [h["host"] for h in hosts] == ["a", "a #2"]
 
 
@@ -110,7 +112,7 @@ def test_malformed_labs_steps_and_checks():
             {"step": 4, "title": "four", "status": "PENDING", "checks": []},
         ]},
     }
-    (host,) = report.normalize_records([record("h", "en", labs)])
+    (host,) = normalize.normalize_records([record("h", "en", labs)])
     assert set(host["labs"]) == {"failed-lab", "unreachable-lab", "string-lab", "odd"}
     assert host["labs"]["failed-lab"]["error"] == {
         "kind": "grader", "message": "the grading module failed: Traceback: KeyError 'x'"}
@@ -133,7 +135,7 @@ def test_step_and_lab_status_are_recomputed_from_checks():
     result["status"] = "PASS"
     result["steps"][1]["status"] = "PASS"
     result["steps"][1]["checks"][0]["status"] = "FAIL"
-    (host,) = report.normalize_records([record("h", "en", {"capa-src": result})])
+    (host,) = normalize.normalize_records([record("h", "en", {"capa-src": result})])
     assert host["labs"]["capa-src"]["steps"][1]["status"] == "FAIL"
     assert host["labs"]["capa-src"]["status"] == "FAIL"
 
@@ -261,7 +263,7 @@ def test_junit_escapes_markup_and_control_characters():
 
 def test_junit_lab_error_and_grader_error():
     records = [record("h", "en", {"capa-src": {"failed": True, "msg": "boom"}, "cgoa-ci": cgoa()}), None]
-    root = ET.fromstring(report.build_junit(report.normalize_records(records, hosts=["h", "x"]), GENERATED_AT))
+    root = ET.fromstring(junit_xml.build_junit(normalize.normalize_records(records, hosts=["h", "x"]), GENERATED_AT))
     h = root.find("testsuite[@name='h']")
     assert counts_of(h) == {"tests": 4, "failures": 0, "errors": 1, "skipped": 0}
     lab_case = h.find("testcase[@name='capa-src']")
@@ -393,15 +395,15 @@ def test_translations_only_when_the_catalogue_reproduces_the_learners_text():
         return "hint " + lang
 
     chk = {"message_key": "k", "params": {}, "message": "v は 3 です", "hint": "hint ja", "hint_key": "h"}
-    assert report.translations(chk, "ja", render, hint) == (list(texts.values()), ["hint en", "hint ja", "hint ko"])
+    assert page_data.translations(chk, "ja", render, hint) == (list(texts.values()), ["hint en", "hint ja", "hint ko"])
     changed = dict(chk, message="an older wording")
-    assert report.translations(changed, "ja", render, hint)[0] == "an older wording"
+    assert page_data.translations(changed, "ja", render, hint)[0] == "an older wording"
     no_hint_key = dict(chk, hint_key="")
-    assert report.translations(no_hint_key, "ja", render, hint)[1] == "hint ja"
+    assert page_data.translations(no_hint_key, "ja", render, hint)[1] == "hint ja"
 
     def broken(key, params, lang):
         raise KeyError(key)
-    assert report.translations(chk, "ja", broken, hint)[0] == "v は 3 です"
+    assert page_data.translations(chk, "ja", broken, hint)[0] == "v は 3 です"
 
 
 def test_translations_with_the_real_catalogue():
@@ -410,8 +412,8 @@ def test_translations_with_the_real_catalogue():
     chk = check("capa-src", 2, "x", "FAIL", 3, 2, i18n.message("value_mismatch", params, "ko"),
                 i18n.hint("json_types", "ko"), "value_mismatch")
     chk.update(params=params, hint_key="json_types")
-    (host,) = report.normalize_records([record("h", "ko", {"capa-src": lab("capa-src", {2: [chk]})})])
-    message, hint = report.translations(host["labs"]["capa-src"]["steps"][0]["checks"][0], "ko")
+    (host,) = normalize.normalize_records([record("h", "ko", {"capa-src": lab("capa-src", {2: [chk]})})])
+    message, hint = page_data.translations(host["labs"]["capa-src"]["steps"][0]["checks"][0], "ko")
     assert message == [i18n.message("value_mismatch", params, lang) for lang in ("en", "ja", "ko")]
     assert hint == [i18n.hint("json_types", lang) for lang in ("en", "ja", "ko")]
 
@@ -456,7 +458,7 @@ def test_error_kind_has_one_wording_everywhere():
 
 def test_grades_json_reads_back_as_the_same_hosts():
     built = build()
-    back = report.hosts_from_grades(json.loads(built["contents"]["grades.json"]))
+    back = history.hosts_from_grades(json.loads(built["contents"]["grades.json"]))
     for host in built["hosts"]:
         host.pop("change")
     assert back == built["hosts"]
@@ -473,23 +475,23 @@ def test_grades_json_reads_back_as_the_same_hosts():
 ])
 def test_unreadable_previous_reports_say_why(grades, message):
     with pytest.raises(ValueError, match=re.escape(message)):
-        report.hosts_from_grades(grades)
+        history.hosts_from_grades(grades)
 
 
 def test_compare_hosts():
     def host(step2="PASS", state="graded"):
-        (h,) = report.normalize_records([record("a", "en", {"capa-src": capa(step2=[check("capa-src", 2, "x", step2)])})]
+        (h,) = normalize.normalize_records([record("a", "en", {"capa-src": capa(step2=[check("capa-src", 2, "x", step2)])})]
                                         if state == "graded" else [{"host": "a", "state": "error",
                                                                     "error": {"kind": "health", "message": "m"}}])
         h["graded_at"] = "T0"
         return h
-    assert report.compare_hosts(host(), host("FAIL")) == {
+    assert history.compare_hosts(host(), host("FAIL")) == {
         "change": "progressed", "since": "T0", "up": ["capa-src.2"], "down": [], "passed_delta": 1}
-    assert report.compare_hosts(host("PENDING"), host())["change"] == "regressed"
-    assert report.compare_hosts(host(), host())["change"] == "unchanged"
-    assert report.compare_hosts(host(), None)["change"] == "new"
-    assert report.compare_hosts(host(), host(state="error"))["change"] == "new"
-    assert report.compare_hosts(host(state="error"), host())["change"] == "not_graded"
+    assert history.compare_hosts(host("PENDING"), host())["change"] == "regressed"
+    assert history.compare_hosts(host(), host())["change"] == "unchanged"
+    assert history.compare_hosts(host(), None)["change"] == "new"
+    assert history.compare_hosts(host(), host(state="error"))["change"] == "new"
+    assert history.compare_hosts(host(state="error"), host())["change"] == "not_graded"
 
 
 # --- grades.csv ------------------------------------------------------------------------------
@@ -630,7 +632,7 @@ def test_matrix_fits_100_columns_for_a_real_class():
     records += [None] * 40
     matrix = build(records)["matrix"]
     for line in matrix.split("\n"):
-        assert report.display_width(line) <= 100, line
+        assert values.display_width(line) <= 100, line
     assert "learner01.class-2026-1..  ✗✓✓✓✓✓✓✓  ✗✓✓✓✓✓✓✓  78/80" in matrix
 
 
@@ -649,4 +651,4 @@ def test_matrix_lab_in_error_everywhere_still_shows():
     ("レプリカ", "レプリカ"),
 ])
 def test_show_value_keeps_types_visible(value, shown):
-    assert report.show_value(value) == shown
+    assert values.show_value(value) == shown

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.report import build_learner_text, learner_file_name, normalize_records
+from ansible.module_utils.labgrader.report.formats.learner_text import build_learner_text, learner_file_name
+from ansible.module_utils.labgrader.report.normalize import normalize_records
 
 
 def record(lang, checks, state="graded", error=None):

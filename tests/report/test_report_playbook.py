@@ -17,6 +17,7 @@ from report_sample import record, registry_result
 from tests.conftest import REPO_ROOT
 
 ANSIBLE_PLAYBOOK = REPO_ROOT / ".venv" / "bin" / "ansible-playbook"
+HTML_DIR = REPO_ROOT / "plugins/module_utils/labgrader/report/formats/html"
 
 PLAYBOOK = """
 - name: Grade
@@ -98,6 +99,11 @@ def test_playbook_writes_the_report_and_prints_the_matrix(tmp_path):
         "learner01", "learner02", "learner03", "learner04", "learner10", "learner11"]
     assert [h["host"] for h in grades["hosts"] if h["state"] == "error"] == ["learner03", "learner11"]
     assert (latest / "junit.xml").exists() and (latest / "index.html").exists()
+    # the page's template, CSS and JS reached the module through AnsiballZ (html_assets.py)
+    page = (latest / "index.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "<tbody id=\"rows\">" in page
+    assert f"<style>\n{(HTML_DIR / 'report.css').read_text(encoding='utf-8')}</style>" in page
+    assert f"<script>\n{(HTML_DIR / 'report.js').read_text(encoding='utf-8')}</script>" in page
     # on ansible-core 2.21 map(attribute=..., default=None) does not help: the task fails
     assert "has no attribute 'grade_record'" in out + proc.stderr
     # the run itself failed only because a host was unreachable (rc 4), never for learner results

@@ -8,9 +8,10 @@ import copy
 import json
 
 import pytest
-from ansible.module_utils.labgrader import report
+from ansible.module_utils.labgrader import limits, result, vocabulary
 from ansible.module_utils.labgrader.grading import grade
 from ansible.module_utils.labgrader.labs import LABS
+from ansible.module_utils.labgrader.report import build, normalize, validate, views
 from report_sample import NOW, registry_result
 
 from tests.conftest import load_plugin
@@ -34,7 +35,7 @@ def solved(host="learner09", lang="en", labs=BOTH):
 
 
 def rejection(record, enrolled=BOTH):
-    (host,) = report.normalize_records([record], enrolled={record["host"]: enrolled})
+    (host,) = normalize.normalize_records([record], enrolled={record["host"]: enrolled})
     assert host["state"] == "error" and host["error"]["kind"] == "grader" and host["labs"] == {}
     return host["error"]["message"]
 
@@ -47,9 +48,9 @@ def refresh(lab_result):
     """Statuses and summary recomputed after a forgery changed checks, so that only the
     forgery itself is wrong."""
     for step in lab_result["steps"]:
-        step["status"] = report.worst(c["status"] for c in step["checks"])
-    lab_result["status"] = report.worst(s["status"] for s in lab_result["steps"])
-    lab_result["summary"] = report.summarize([c for s in lab_result["steps"] for c in s["checks"]])
+        step["status"] = vocabulary.worst(c["status"] for c in step["checks"])
+    lab_result["status"] = vocabulary.worst(s["status"] for s in lab_result["steps"])
+    lab_result["summary"] = result.summarize([c for s in lab_result["steps"] for c in s["checks"]])
 
 
 # --- genuine results pass -------------------------------------------------------------------
@@ -75,17 +76,17 @@ def demo_records(fake_api):
 def test_genuine_demo_results_pass_validation(demo_records):
     records, enrolled = demo_records
     for record in records:
-        assert report.result_problem(record, enrolled[record["host"]]) is None, record["host"]
-    hosts = report.normalize_records(records, enrolled=enrolled)
-    assert [(h["host"], h["state"], report.host_score(h)["total"]) for h in hosts] == [
+        assert validate.result_problem(record, enrolled[record["host"]]) is None, record["host"]
+    hosts = normalize.normalize_records(records, enrolled=enrolled)
+    assert [(h["host"], h["state"], views.host_score(h)["total"]) for h in hosts] == [
         ("learner01", "graded", 104), ("learner02", "graded", 56), ("learner03", "graded", 104)]
-    assert report.host_score(hosts[0]) == {"passed": 104, "total": 104}
-    assert hosts == report.normalize_records(records)  # validation changes nothing that passes it
+    assert views.host_score(hosts[0]) == {"passed": 104, "total": 104}
+    assert hosts == normalize.normalize_records(records)  # validation changes nothing that passes it
 
 
 def test_a_solved_result_of_the_real_registry_passes():
-    assert report.result_problem(solved(), BOTH) is None
-    assert report.result_problem(solved(lang="ja"), BOTH) is None
+    assert validate.result_problem(solved(), BOTH) is None
+    assert validate.result_problem(solved(lang="ja"), BOTH) is None
 
 
 # --- forged results are rejected, with the first reason ---------------------------------------
@@ -131,12 +132,12 @@ def huge_message(record):
 
 
 def huge_found(record):
-    capa_checks(record)[0]["found"] = {"log": "y" * (3 * report.BOUND_STRING)}
+    capa_checks(record)[0]["found"] = {"log": "y" * (3 * limits.BOUND_STRING)}
 
 
 def deep_expected(record):
     value = "bottom"
-    for _ in range(report.BOUND_DEPTH + 5):
+    for _ in range(limits.BOUND_DEPTH + 5):
         value = [value]
     capa_checks(record)[0]["expected"] = value
 
@@ -219,7 +220,7 @@ def test_a_lab_the_host_is_not_enrolled_in_is_rejected():
 
 
 def test_a_host_the_controller_did_not_enrol_is_rejected():
-    (host,) = report.normalize_records([solved("stranger")], enrolled={"learner09": BOTH})
+    (host,) = normalize.normalize_records([solved("stranger")], enrolled={"learner09": BOTH})
     assert host["error"]["message"] == "result rejected: the host is not enrolled in any lab"
 
 
@@ -228,7 +229,7 @@ def test_a_host_error_larger_than_a_grading_run_returns_is_rejected():
                                          "learner09")
     assert rejection(record) == "result rejected: the error message has 50000 characters, more than 40960"
     record["error"]["message"] = "the API server does not answer"
-    (host,) = report.normalize_records([record], enrolled={"learner09": BOTH})
+    (host,) = normalize.normalize_records([record], enrolled={"learner09": BOTH})
     assert host["error"] == {"kind": "health", "message": "the API server does not answer", "details": {}}
 
 
@@ -247,8 +248,8 @@ def test_a_forged_host_changes_no_other_row_and_no_column():
     enrolled = {"learner01": ["capa-src"], "learner02": ["capa-src"], "learner03": ["capa-src"]}
     forged = solved("learner03", "en", BOTH)
     forged["labs"]["capa-src"]["steps"][0]["title"] = "Forged"
-    honest = report.build_report(the_class(), enrolled=enrolled, now=NOW)
-    attacked = report.build_report([*the_class(), forged], enrolled=enrolled, now=NOW)
+    honest = build.build_report(the_class(), enrolled=enrolled, now=NOW)
+    attacked = build.build_report([*the_class(), forged], enrolled=enrolled, now=NOW)
     assert attacked["grades"]["labs"] == honest["grades"]["labs"]
     assert [lab["id"] for lab in attacked["grades"]["labs"]] == ["capa-src"]
     assert attacked["grades"]["labs"][0]["steps"][0]["titles"] == CAPA.step_titles[1]
@@ -265,8 +266,8 @@ def test_columns_follow_the_registry_not_a_result():
     language the graded hosts have."""
     record = solved("learner01", "ko", BOTH)
     record["labs"] = dict(reversed(record["labs"].items()))
-    (host,) = report.normalize_records([record], enrolled={"learner01": BOTH})
-    columns = report.lab_columns([host])
+    (host,) = normalize.normalize_records([record], enrolled={"learner01": BOTH})
+    columns = views.lab_columns([host])
     assert [c["id"] for c in columns] == BOTH
     assert [s["titles"] for s in columns[1]["steps"]] == [CGOA.step_titles[n] for n in sorted(CGOA.step_titles)]
     assert columns[0]["steps"][0]["title"] == "Chart in git, Application points at it"

@@ -25,7 +25,8 @@ import sys
 
 from ansible.module_utils.labgrader.i18n import pick
 from ansible.module_utils.labgrader.labs import LABS
-from ansible.module_utils.labgrader.report import LABELS, kind_label, term_safe
+from ansible.module_utils.labgrader.report.labels import LABELS, kind_label
+from ansible.module_utils.labgrader.report.values import term_safe
 from ansible.module_utils.labgrader.runner import ARGUMENT_SPEC, grade_host, option_problem
 from ansible.module_utils.labgrader.settings import enrolled
 from ansible.module_utils.labgrader.vocabulary import ERROR, LANGUAGES, PASS, SYMBOLS

@@ -1,0 +1,93 @@
+(function(){
+function $(i){return document.getElementById(i);}
+function el(tag,cls,text){var e=document.createElement(tag);if(cls)e.className=cls;
+if(text!==undefined&&text!==null)e.textContent=text;return e;}
+var D=JSON.parse($('data').textContent),L=JSON.parse($('labels').textContent),COLS=[];
+D.labs.forEach(function(l,li){l.steps.forEach(function(s,si){COLS.push(li+'-'+si);});});
+var root=document.documentElement,ui=root.getAttribute('data-ui'),mode='learner',opened=null;
+function t(k,a){var s=(L[ui]&&L[ui][k])||L.en[k]||k;if(a)for(var n in a)s=s.split('{'+n+'}').join(a[n]);
+return s;}
+function relabel(){document.querySelectorAll('[data-i18n]').forEach(function(e){var a=e.getAttribute('data-args');
+var s=t(e.getAttribute('data-i18n'),a?JSON.parse(a):null);
+if(e.hasAttribute('data-title'))e.title=s;else e.textContent=s;});
+document.querySelectorAll('th[data-st]').forEach(function(e){var p=e.getAttribute('data-st').split('-');
+var st=D.labs[+p[0]].steps[+p[1]];e.title=st.titles[ui]||st.title;});}
+function setLang(l){if(!L[l])return;ui=l;root.setAttribute('data-ui',l);root.lang=l;relabel();if(opened)show(opened);}
+var tbody=$('rows'),rows=[].slice.call(tbody.rows),fShow=$('f-show'),fStep=$('f-step'),fSort=$('f-sort'),
+fName=$('f-name');
+function has(r,s){return (' '+r.getAttribute('data-has')+' ').indexOf(' '+s+' ')>=0;}
+function chg(r){return r.getAttribute('data-chg');}
+var SHOW={f_all:function(){return true;},
+f_attention:function(r){return has(r,'HOST')||has(r,'ERROR')||has(r,'FAIL');},
+f_errors:function(r){return has(r,'HOST')||has(r,'ERROR');},
+f_failing:function(r){return has(r,'FAIL');},f_pending:function(r){return has(r,'PENDING');},
+f_progressed:function(r){return chg(r)==='progressed'||chg(r)==='mixed';},
+f_regressed:function(r){return chg(r)==='regressed'||chg(r)==='mixed';},
+f_complete:function(r){return r.getAttribute('data-has')==='PASS';}};
+function num(r,a){return +r.getAttribute(a);}
+var SORT={s_name:function(a,b){return num(a,'data-i')-num(b,'data-i');},
+s_errors:function(a,b){return num(b,'data-sev')-num(a,'data-sev')||num(a,'data-score')-num(b,'data-score')
+||num(a,'data-i')-num(b,'data-i');},
+s_score_asc:function(a,b){return num(a,'data-score')-num(b,'data-score')||num(a,'data-i')-num(b,'data-i');},
+s_score_desc:function(a,b){return num(b,'data-score')-num(a,'data-score')||num(a,'data-i')-num(b,'data-i');},
+s_progress:function(a,b){return num(b,'data-up')-num(a,'data-up')||num(a,'data-i')-num(b,'data-i');},
+s_stuck:function(a,b){return first(a)-first(b)||num(a,'data-i')-num(b,'data-i');}};
+function first(r){var f=r.getAttribute('data-fail');return has(r,'HOST')?-1:f?COLS.indexOf(f.split(' ')[0]):COLS.length;}
+function apply(){var keep=SHOW[fShow.value]||SHOW.f_all,step=fStep.value,q=fName.value.trim().toLowerCase(),n=0;
+rows.forEach(function(r){var ok=keep(r)&&(!step||(' '+r.getAttribute('data-fail')+' ').indexOf(' '+step+' ')>=0)
+&&(!q||r.getAttribute('data-name').toLowerCase().indexOf(q)>=0);r.hidden=!ok;if(ok)n++;});
+rows.slice().sort(SORT[fSort.value]||SORT.s_name).forEach(function(r){tbody.appendChild(r);});
+$('count').textContent=n+' / '+rows.length;
+document.querySelectorAll('td.rate').forEach(function(c){c.classList.toggle('sel',c.getAttribute('data-step')===step);});
+if(opened)close();}
+[fShow,fStep,fSort].forEach(function(s){s.addEventListener('change',apply);});
+fName.addEventListener('input',apply);
+$('ui-lang').addEventListener('change',function(){setLang(this.value);});
+function pick(v,h){if(typeof v==='string')return [v,mode==='page'&&h.l!==ui];
+var i=D.langs.indexOf(mode==='page'?ui:h.l);return [v[i<0?0:i],false];}
+function worstFirst(ids){return ids.slice().sort(function(a,b){return D.sev[D.rows[b][1]]-D.sev[D.rows[a][1]];});}
+var pop=$('pop');
+function show(b){var p=b.getAttribute('data-c').split(' ').map(Number),h=D.hosts[p[0]];
+pop.textContent='';var x=el('button','x','\u00d7');x.type='button';x.title=t('close');
+x.addEventListener('click',close);pop.appendChild(x);
+var head=el('h3');head.appendChild(document.createTextNode(h.n+' '));pop.appendChild(head);
+var meta=el('p','meta');meta.appendChild(document.createTextNode(t('graded_at')+': '+h.g+'  '));
+if(h.l!==ui){var ls=el('label','mlang');ls.appendChild(document.createTextNode(t('msg_lang')+': '));
+var sel=el('select');[['learner',t('msg_learner')+' ('+h.l+')'],['page',t('msg_page')+' ('+ui+')']].forEach(function(o){
+var op=el('option',null,o[1]);op.value=o[0];op.selected=o[0]===mode;sel.appendChild(op);});
+sel.addEventListener('change',function(){mode=sel.value;show(b);});ls.appendChild(sel);meta.appendChild(ls);}
+pop.appendChild(meta);
+if(p.length===1){var k=el('span','kind',t(h.e.k));head.appendChild(k);pop.appendChild(el('p',null,h.e.m));
+pop.appendChild(el('pre',null,h.e.d));}
+else{var lab=D.labs[p[1]],res=h.s[p[1]];head.appendChild(document.createTextNode('\u2014 '+lab.id));
+if(p.length===2){head.appendChild(el('span','kind',t(res.k)));pop.appendChild(el('p',null,res.e));}
+else{var st=lab.steps[p[2]],step=res[p[2]];
+head.appendChild(document.createTextNode(' \u00b7 '+t('step')+' '+st.step+': '+(st.titles[mode==='page'?ui:h.l]||st.title)+' '));
+head.appendChild(el('span','badge s-'+step[0],t(step[0])));
+if(!step[1].length)pop.appendChild(el('p',null,t('no_checks')));else{
+var tb=el('table','checks'),cg=el('colgroup');[11,17,30,13,13,16].forEach(function(w){var c=el('col');
+c.style.width=w+'%';cg.appendChild(c);});tb.appendChild(cg);var tr=el('tr');
+['status','check','message','expected','found','hint'].forEach(function(k){tr.appendChild(el('th',null,t(k)));});
+var th=el('thead');th.appendChild(tr);tb.appendChild(th);var body=el('tbody'),last='';
+worstFirst(step[1]).forEach(function(ri){var r=D.rows[ri],row=el('tr'),m=pick(r[2],h),hi=pick(r[5],h);
+row.appendChild(el('td','s-'+r[1],D.sym[r[1]]+' '+r[1]));var cc=el('td');cc.appendChild(el('code',null,r[0]));
+row.appendChild(cc);row.appendChild(el('td',null,m[0]+(m[1]?' '+t('untranslated'):'')));
+[r[3],r[4]].forEach(function(v){var c=el('td');c.appendChild(el('pre',null,v));row.appendChild(c);});
+row.appendChild(el('td',null,hi[0]&&hi[0]===last?'\u3003':hi[0]));last=hi[0]||last;body.appendChild(row);});tb.appendChild(body);pop.appendChild(tb);}}}
+pop.hidden=false;
+var r=b.getBoundingClientRect(),w=pop.offsetWidth,hh=pop.offsetHeight,sx=window.scrollX,sy=window.scrollY;
+var left=Math.max(sx+8,Math.min(r.left+sx,sx+document.documentElement.clientWidth-w-8));
+var top=r.bottom+sy+4;if(r.bottom+hh+8>window.innerHeight&&r.top-hh-4>0)top=r.top+sy-hh-4;
+pop.style.left=left+'px';pop.style.top=top+'px';}
+function open(b){if(opened)opened.parentNode.classList.remove('open');opened=b;b.parentNode.classList.add('open');
+show(b);pop.focus({preventScroll:true});}
+function close(){if(!opened)return;var b=opened;opened=null;pop.hidden=true;b.parentNode.classList.remove('open');
+b.focus({preventScroll:true});}
+document.addEventListener('click',function(e){var b=e.target.closest('button[data-c]');
+if(b){e.preventDefault();if(b===opened)close();else open(b);return;}
+var rb=e.target.closest('td.rate button');if(rb){var s=rb.parentNode.getAttribute('data-step');
+fStep.value=fStep.value===s?'':s;apply();return;}
+if(opened&&!pop.contains(e.target))close();});
+document.addEventListener('keydown',function(e){if(e.key==='Escape')close();});
+relabel();apply();
+})();

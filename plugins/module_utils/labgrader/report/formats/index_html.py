@@ -1,0 +1,189 @@
+"""index.html: the self-contained class report page (no external resources, every record value
+escaped), rendered from the Jinja2 template html/index.html.j2 with its CSS and JS files.
+
+The matrix is plain HTML; a cell's checks are rendered next to it by the page's script from the
+JSON of page_data, with DOM text nodes only (never innerHTML). The template, CSS and JS reach
+the module through html_assets.py, generated from the files (docs/report-format.md says why).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+
+from ansible.module_utils.labgrader.report.formats import html_assets
+from ansible.module_utils.labgrader.report.formats.page_data import page_data, script_json
+from ansible.module_utils.labgrader.report.history import SCHEMA
+from ansible.module_utils.labgrader.report.labels import LABELS, label
+from ansible.module_utils.labgrader.report.values import xml_safe
+from ansible.module_utils.labgrader.report.views import compute_counts, host_score, lab_columns, step_title
+from ansible.module_utils.labgrader.vocabulary import ERROR, LANGUAGE_NAMES, PASS, SEVERITY, STATUSES, SYMBOLS, worst
+from jinja2 import Environment, StrictUndefined
+from markupsafe import Markup
+
+NAME = "html"
+FILE = "index.html"
+FILTERS = ("f_all", "f_attention", "f_errors", "f_failing", "f_pending", "f_progressed", "f_regressed",
+           "f_complete")
+SORTS = ("s_name", "s_errors", "s_stuck", "s_score_asc", "s_score_desc", "s_progress")
+HOST_ERROR_RANK = len(SEVERITY)  # a host that could not be graded sorts above an ERROR check
+# The text of the page's <style> and <script> elements; the CSP allows exactly this script.
+STYLE = "\n" + html_assets.CSS
+SCRIPT = "\n" + html_assets.JS
+SCRIPT_HASH = base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode("ascii")
+CSP = (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{SCRIPT_HASH}'; "
+       "img-src data:; base-uri 'none'; form-action 'none'")
+
+
+def escaped(value):
+    """What the template writes for {{ value }}: markup (the macros', Markup) as it is, anything
+    else as text XML can hold (xml_safe: control characters become visible \\xNN escapes),
+    HTML-escaped."""
+    if hasattr(value, "__html__"):
+        return value
+    return Markup(html.escape(xml_safe(value), quote=True))
+
+
+def _template():
+    env = Environment(autoescape=True, finalize=escaped, keep_trailing_newline=True, undefined=StrictUndefined)
+    env.filters["json_text"] = lambda value: json.dumps(value, ensure_ascii=False)
+    return env.from_string(html_assets.TEMPLATE)
+
+
+def pass_rates(hosts, columns):
+    """{(lab index, step index): (passed, graded)} over graded hosts whose lab result has the step."""
+    rates = {}
+    for li, lab in enumerate(columns):
+        for si, column in enumerate(lab["steps"]):
+            statuses = [s["status"] for h in hosts if h["state"] == "graded"
+                        for result in [h["labs"].get(lab["id"])] if result and not result["error"]
+                        for s in result["steps"] if s["step"] == column["step"]]
+            rates[(li, si)] = (statuses.count(PASS), len(statuses))
+    return rates
+
+
+def _row_facts(host, columns):
+    """Sorting and filtering attributes of a matrix row: severity, statuses present, non-passing steps."""
+    if host["state"] == "error":
+        return HOST_ERROR_RANK, "HOST", ""
+    statuses, not_passing = set(), []
+    for li, lab in enumerate(columns):
+        result = host["labs"].get(lab["id"])
+        if result is None:
+            continue
+        by_step = {s["step"]: s["status"] for s in result["steps"]}
+        for si, column in enumerate(lab["steps"]):
+            status = ERROR if result["error"] else by_step.get(column["step"])
+            if status is None:
+                continue
+            statuses.add(status)
+            if status != PASS:
+                not_passing.append(f"{li}-{si}")
+    return SEVERITY[worst(statuses)], " ".join(s for s in STATUSES if s in statuses), " ".join(not_passing)
+
+
+CHANGE_TEXTS = {"progressed": "+{up}", "regressed": "\u2212{down}", "mixed": "+{up} \u2212{down}", "unchanged": "=",
+                "new": "\u2022", "not_graded": "?", "carried": "\u00b7"}
+
+
+def _change_cell(change, lang):
+    """{kind, text, tip} of a row's change cell; None without a previous run."""
+    if change is None:
+        return None
+    kind = change["change"]
+    tips = []
+    if change["up"]:
+        tips.append(label(lang, "c_progressed", up=", ".join(change["up"])))
+    if change["down"]:
+        tips.append(label(lang, "c_regressed", down=", ".join(change["down"])))
+    if not tips:
+        tips.append(label(lang, f"c_{kind}"))
+    return {"kind": kind, "text": CHANGE_TEXTS[kind].format(up=len(change["up"]), down=len(change["down"])),
+            "tip": "; ".join(tips)}
+
+
+def _lab_cell(result, lab, li, up):
+    """One lab's cells of a graded host's row: not graded, in error, or one per step column."""
+    span = max(1, len(lab["steps"]))
+    if result is None:
+        return {"state": "none", "span": span}
+    if result["error"]:
+        return {"state": "error", "span": span, "li": li, "message": result["error"]["message"]}
+    by_step = {s["step"]: s for s in result["steps"]}
+    steps = []
+    for si, column in enumerate(lab["steps"]):
+        step = by_step.get(column["step"])
+        steps.append(step and {"si": si, "status": step["status"], "up": f"{lab['id']}.{column['step']}" in up,
+                               "passed": step["summary"][PASS], "total": step["summary"]["total"]})
+    return {"state": "steps", "li": li, "steps": steps}
+
+
+def _row(hi, host, columns, lang):
+    """What a host's row of the matrix shows, and the attributes the page sorts and filters by."""
+    change = host.get("change") or {}
+    carried = change.get("change") == "carried"
+    sev, present, not_passing = _row_facts(host, columns)
+    score = host_score(host)
+    row = {
+        "i": hi, "name": host["host"], "lang": host["lang"], "sev": sev, "present": present,
+        "ratio": round(1000 * score["passed"] / score["total"]) if score["total"] else 0,
+        "not_passing": not_passing, "chg": change.get("change", ""), "up": len(change.get("up", [])),
+        "classes": " ".join(c for c in ("host-error" if host["state"] == "error" else "", "carried" if carried else "") if c),
+        "carried": carried, "graded_at": host.get("graded_at", ""), "error": host["error"] if host["state"] == "error" else None,
+        "passed": score["passed"], "total": score["total"], "change": _change_cell(host.get("change"), lang),
+    }
+    if row["error"] is None:
+        up = set(change.get("up", []))
+        row["labs"] = [_lab_cell(host["labs"].get(lab["id"]), lab, li, up) for li, lab in enumerate(columns)]
+    return row
+
+
+def _columns(hosts, columns, lang):
+    """The lab columns as the header, the step filter and the pass-rate row show them."""
+    rates = pass_rates(hosts, columns)
+    out = []
+    for li, lab in enumerate(columns):
+        steps = []
+        for si, step in enumerate(lab["steps"]):
+            passed, graded = rates[(li, si)]
+            steps.append({"key": f"{li}-{si}", "step": step["step"], "title": step_title(step, lang), "passed": passed,
+                          "graded": graded, "percent": round(100 * passed / graded) if graded else 0})
+        out.append({"id": lab["id"], "span": max(1, len(lab["steps"])), "steps": steps})
+    return out
+
+
+def _partial(run):
+    """What the page says about a partial run (None for a run of the whole class)."""
+    if not run or run["scope"] != "partial":
+        return None
+    previous = run["previous"]
+    return {"graded": ", ".join(run["graded"]), "carried": len(run["carried"]),
+            "previous": previous is not None, "time": previous["generated_at"] if previous else ""}
+
+
+def build_html(hosts, generated_at, lang="en", title="", run=None, render_message=None, render_hint=None):
+    """The page of `hosts` (the class view of one run); render_message/render_hint render a
+    check's message and hint in another language (page_data.translations)."""
+    lang = lang if lang in LABELS else "en"
+    columns = lab_columns(hosts)
+    counts = compute_counts(hosts)
+    previous = (run or {}).get("previous")
+    return _template().render(
+        lang=lang, csp=Markup(CSP), schema=SCHEMA, title=title, page_title=title or LABELS[lang]["title"],
+        generated_at=generated_at, css=Markup(STYLE), script=Markup(SCRIPT),
+        label=lambda key, **params: label(lang, key, **params), languages=LANGUAGE_NAMES,
+        statuses=STATUSES, sym=SYMBOLS, filters=FILTERS, sorts=SORTS, counts=counts,
+        partial=_partial(run), columns=_columns(hosts, columns, lang),
+        ncols=sum(max(1, len(lab["steps"])) for lab in columns),
+        pass_percent=round(100 * counts[PASS] / counts["total"]) if counts["total"] else 0,
+        with_change=previous is not None, previous_time=previous["generated_at"] if previous is not None else "",
+        progressed=sum(1 for h in hosts if (h.get("change") or {}).get("change") in ("progressed", "mixed")),
+        rows=[_row(hi, host, columns, lang) for hi, host in enumerate(hosts)],
+        data_json=Markup(script_json(page_data(hosts, columns, render_message, render_hint))),
+        labels_json=Markup(script_json(LABELS)))
+
+
+def render(view):
+    return build_html(view.hosts, view.generated_at, view.lang, view.title, view.run)

@@ -1,0 +1,100 @@
+"""learners/<host>.txt: the report one learner reads, in the learner's language."""
+
+from __future__ import annotations
+
+import re
+
+from ansible.module_utils.labgrader.report.labels import LABELS, LEARNER_LABELS, kind_label
+from ansible.module_utils.labgrader.report.values import show_value, term_safe
+from ansible.module_utils.labgrader.vocabulary import ERROR, FAIL, PASS, SYMBOLS
+
+
+def learner_file_name(host):
+    """learners/<host>.txt, with anything that is not safe in a file name replaced."""
+    return "learners/" + (re.sub(r"[^A-Za-z0-9._-]", "_", host).lstrip(".") or "_") + ".txt"
+
+
+def _evidence_lines(check, labels):
+    """expected/found lines a reader needs: none for null, none when the message already says it."""
+    lines = []
+    for key in ("expected", "found"):
+        value = check[key]
+        shown = show_value(value)
+        if value is None or re.search(rf"(?<!\w){re.escape(shown)}(?!\w)", check["message"]):
+            continue
+        lines.append(f"      {labels[key]}: {term_safe(shown)}")
+    return lines
+
+
+def _not_started_lines(lab, labels, symbols):
+    """A lab with nothing done yet: one line per step (its first reason), and where to start."""
+    lines, first_hint = [], ""
+    for step in lab["steps"]:
+        reasons = [c for c in step["checks"] if c["status"] != PASS]
+        reason = f" \u2014 {term_safe(reasons[0]['message'])}" if reasons else ""
+        lines.append(f"{symbols[step['status']]} {labels['step']} {step['step']}: {term_safe(step['title'])}{reason}")
+        first_hint = first_hint or next((c["hint"] for c in reasons if c["hint"]), "")
+        if first_hint and len(lines) == 1:
+            lines.append(f"      {labels['hint']}: {term_safe(first_hint)}")
+    return lines
+
+
+def _started_lines(lab, labels, symbols, lang):
+    """Every step with its outcome; each distinct problem once, each hint once."""
+    lines, seen, hints = [], {}, set()
+    for step in lab["steps"]:
+        lines.append(f"{symbols[step['status']]} {labels['step']} {step['step']}: {term_safe(step['title'])}")
+        problems = {}
+        for check in step["checks"]:
+            if check["status"] != PASS:
+                problems.setdefault((check["status"], check["message"]), []).append(check)
+        earlier = sorted({seen[key] for key in problems if key in seen})
+        for key, checks in problems.items():
+            if key in seen:
+                continue
+            seen[key] = step["step"]
+            first = checks[0]
+            times = f" (\u00d7{len(checks)})" if len(checks) > 1 else ""
+            lines.append(f"    {symbols[first['status']]} {term_safe(first['message'])}{times}")
+            lines += _evidence_lines(first, labels)
+            hint = next((c["hint"] for c in checks if c["hint"]), "")
+            if hint and hint not in hints:
+                hints.add(hint)
+                lines.append(f"      {labels['hint']}: {term_safe(hint)}")
+        if earlier and all(key in seen and seen[key] != step["step"] for key in problems):
+            same = ", ".join(str(n) for n in earlier)
+            lines.append(f"    {LEARNER_LABELS[lang]['same_cause'].format(step=same)}")
+    return lines
+
+
+def build_learner_text(host, generated_at):
+    """The report one learner reads, in the learner's language: every step with its outcome; for
+    what did not pass, each distinct message once with the values it does not already say and its
+    hint once; a lab with nothing done yet gets one line per step."""
+    lang = host["lang"] if host["lang"] in LABELS else "en"
+    labels = LABELS[lang]
+    symbols = SYMBOLS
+    lines = [f"{host['host']}  ({labels['graded_at']}: {host.get('graded_at') or generated_at})", ""]
+    if host["state"] != "graded":
+        error = host["error"]
+        lines.append(f"{symbols[ERROR]} {labels['env_error']}: {kind_label(error['kind'], lang)}: "
+                     f"{term_safe(error['message'])}")
+        return "\n".join(lines) + "\n"
+    for lab_id, lab in host["labs"].items():
+        checks = [c for s in lab["steps"] for c in s["checks"]]
+        passed = sum(1 for c in checks if c["status"] == PASS)
+        not_started = not passed and any(c["status"] == FAIL for c in checks)
+        mark = f"  ({LEARNER_LABELS[lang]['not_started']})" if not_started else ""
+        lines.append(f"== {lab_id}  {passed}/{len(checks)}{mark}")
+        if lab.get("error"):
+            lines.append(f"   {symbols[ERROR]} {labels['lab_error']}: {kind_label(lab['error']['kind'], lang)}: "
+                         f"{term_safe(lab['error'].get('message', ''))}")
+        lines += (_not_started_lines(lab, labels, symbols) if not_started
+                  else _started_lines(lab, labels, symbols, lang))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def render(view):
+    """{learners/<host>.txt: text} for every host of the class view."""
+    return {learner_file_name(h["host"]): build_learner_text(h, view.generated_at) for h in view.hosts}

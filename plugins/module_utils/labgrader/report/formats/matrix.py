@@ -1,0 +1,126 @@
+"""The terminal format: the compact class matrix that grade_report returns and the grade_matrix
+callback prints, one line per host, then a summary."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from ansible.module_utils.labgrader.report.history import change_counts
+from ansible.module_utils.labgrader.report.labels import kind_label
+from ansible.module_utils.labgrader.report.values import display_width, term_safe
+from ansible.module_utils.labgrader.report.views import compute_counts, host_errors, host_score, lab_columns
+from ansible.module_utils.labgrader.vocabulary import ASCII_SYMBOLS, ERROR, FAIL, PASS, PENDING, SYMBOLS
+
+MATRIX_WIDTH = 100
+
+
+def fit(text, width):
+    """Cut `text` to at most `width` terminal columns (wide CJK characters count 2)."""
+    if display_width(text) <= width:
+        return text
+    out, used = [], 0
+    for ch in text:
+        w = 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+        if used + w > width - 2:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out) + ".."
+
+
+def pad(text, width):
+    return text + " " * max(0, width - display_width(text))
+
+
+def build_matrix(hosts, index_path="", ascii_only=False, generated_at="", width=MATRIX_WIDTH, run=None):
+    """The compact class matrix for the terminal, one line per host, then a summary."""
+    sym = ASCII_SYMBOLS if ascii_only else SYMBOLS
+    columns = lab_columns(hosts)
+    name_width = min(24, max([4] + [display_width(term_safe(h["host"])) for h in hosts]))
+    widths = {lab["id"]: max(1, len(lab["steps"]), min(12, len(lab["id"]))) for lab in columns}
+    lines = []
+    header = pad("host", name_width)
+    for lab in columns:
+        w = widths[lab["id"]]
+        header += "  " + pad(fit(term_safe(lab["id"]), w), w)
+    lines.append((header + "  score").rstrip())
+    for host in hosts:
+        name = pad(fit(term_safe(host["host"]), name_width), name_width)
+        if host["state"] == "error":
+            error = host["error"]
+            text = f"{name}  {sym[ERROR]} {kind_label(error['kind'])}: {term_safe(error['message'])}"
+            lines.append(fit(text, width))
+            continue
+        line = name
+        for lab in columns:
+            result = host["labs"].get(lab["id"])
+            if result is None:
+                cells = sym[None] * max(1, len(lab["steps"]))
+            elif result["error"]:
+                cells = sym[ERROR] * max(1, len(lab["steps"]))
+            else:
+                by_step = {s["step"]: s["status"] for s in result["steps"]}
+                cells = "".join(sym[by_step.get(s["step"])] for s in lab["steps"])
+            line += "  " + pad(cells, widths[lab["id"]])
+        score = host_score(host)
+        line += f"  {score['passed']}/{score['total']}"
+        lab_errors = [f"{term_safe(lab_id)}: {term_safe(lab['error']['message'])}"
+                      for lab_id, lab in host["labs"].items() if lab["error"]]
+        if lab_errors:
+            line += f"  {sym[ERROR]} " + "; ".join(lab_errors)
+        if (host.get("change") or {}).get("change") == "carried":
+            line += f"  (earlier run, {host['graded_at']})"
+        lines.append(fit(line, width))
+    if not hosts:
+        lines.append("(no host records)")
+    counts = compute_counts(hosts)
+    lines.append(
+        f"hosts: {counts['hosts_graded']} graded, {counts['hosts_in_error']} in error | checks: "
+        f"{counts[PASS]} pass, {counts[FAIL]} fail, {counts[PENDING]} pending, {counts[ERROR]} error"
+        + (f" | labs in error: {counts['labs_in_error']}" if counts["labs_in_error"] else ""))
+    errors = host_errors(hosts)
+    if errors:
+        line = "hosts in error (not learner failures):"
+        for error in errors:
+            item = f" {fit(term_safe(error['host']), 40)} ({kind_label(error['kind'])}),"
+            if display_width(line + item) > width:
+                lines.append(line)
+                line = " "
+            line += item
+        lines.append(line.rstrip(","))
+    lines.append(f"legend: {sym[PASS]} pass  {sym[FAIL]} fail  {sym[PENDING]} pending  "
+                 f"{sym[ERROR]} error  {sym[None]} not graded"
+                 + (f"  ({generated_at})" if generated_at else ""))
+    lines += [fit(line, width) for line in run_lines(hosts, run)]
+    lines.append(f"report: {term_safe(index_path)}" if index_path else "report: not written (check mode)")
+    return "\n".join(lines)
+
+
+def run_lines(hosts, run):
+    """What the terminal says about this run's scope and about progress since the previous run."""
+    if not run:
+        return []
+    lines = []
+    previous = run["previous"]
+    if run["scope"] == "partial":
+        graded = ", ".join(term_safe(h) for h in run["graded"]) or "no host"
+        if previous is not None:
+            lines.append(f"partial run: graded {graded}; latest shows the class view merged with it")
+            lines.append(f"  {len(run['carried'])} learners carried over unchanged from {previous['report']}")
+        else:
+            lines.append(f"partial run: graded {graded}; no earlier class view to merge into")
+    if previous is not None:
+        counts = change_counts(hosts)
+        progressed = [h for h in hosts if (h.get("change") or {}).get("change") in ("progressed", "mixed")]
+        names = ", ".join(f"{term_safe(h['host'])} +{len(h['change']['up'])}" for h in progressed)
+        line = (f"since {previous['generated_at']}: {len(progressed)} progressed"
+                + (f" ({names})" if names else "")
+                + f", {counts.get('regressed', 0) + counts.get('mixed', 0)} lost a step"
+                + f", {counts.get('unchanged', 0)} unchanged")
+        lines.append(line)
+    return lines
+
+
+def render(view, index_path="", ascii_only=False):
+    """The matrix of `view`; `index_path` is where index.html is written ("" in check mode)."""
+    return build_matrix(view.hosts, index_path, ascii_only, view.generated_at, run=view.run)
