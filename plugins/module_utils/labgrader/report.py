@@ -26,8 +26,9 @@ import xml.etree.ElementTree as ET
 
 from ansible.module_utils.labgrader import i18n
 from ansible.module_utils.labgrader.labs import LABS  # also registers every lab's messages in i18n
-from ansible.module_utils.labgrader.limits import BOUND_DEPTH, BOUND_ITEMS, BOUND_NODES, BOUND_STRING, bound, scrub_value
+from ansible.module_utils.labgrader.limits import BOUND_DEPTH, BOUND_ITEMS, BOUND_NODES, BOUND_STRING, bound
 from ansible.module_utils.labgrader.printable import printable, printable_value
+from ansible.module_utils.labgrader.redaction import scrub_value
 from ansible.module_utils.labgrader.vocabulary import (
     ASCII_SYMBOLS,
     ERROR,

@@ -11,7 +11,7 @@ import binascii
 import json
 
 from ansible.module_utils.labgrader.facts import dig
-from ansible.module_utils.labgrader.limits import register_secret
+from ansible.module_utils.labgrader.redaction import register_secret
 
 
 def _named(entries, name):

@@ -21,7 +21,8 @@ import shutil
 import tempfile
 import time
 
-from ansible.module_utils.labgrader.limits import run_bounded, scrub
+from ansible.module_utils.labgrader.bounded_run import run_bounded
+from ansible.module_utils.labgrader.redaction import scrub
 from ansible.module_utils.labgrader.sandbox import SandboxUnavailable, TreeRefused
 
 SCRIPT_TIMEOUT = 30.0
