@@ -20,7 +20,7 @@ by construction:
   when the run ends or its deadline passes.
 
 Nothing here is shaped like a probe: the paths are the learner's own, the environment is a
-root login's, and the names the lab gives its inputs are its business (labs/cgoa_ci.py).
+root login's, and the names the lab gives its inputs are its business (labs/cgoa_ci/probe_cases.py).
 
 Only util-linux (unshare, nsenter, setpriv, mount, pivot_root) and /bin/sh are used, all in the
 base image of the VMs; the grader runs as root (it must read the learner's /root).
