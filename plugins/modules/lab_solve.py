@@ -96,10 +96,11 @@ performed:
 """
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.labgrader.labs import LABS
 from ansible.module_utils.labgrader.runner import SITE_OPTIONS
 from ansible.module_utils.labgrader.settings import unknown_lab_message
-from ansible.module_utils.labgrader.solutions import SOLUTIONS, solve
 from ansible.module_utils.labgrader.solutions.machine import SolveError
+from ansible.module_utils.labgrader.solutions.solve import solve
 
 
 def main():
@@ -115,7 +116,7 @@ def main():
         },
         supports_check_mode=True,
     )
-    if module.params["lab"] not in SOLUTIONS:
+    if module.params["lab"] not in LABS:
         module.fail_json(msg=unknown_lab_message([module.params["lab"]]), changed=False)
     try:
         module.exit_json(**solve(module.params, check_mode=module.check_mode))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 
 from ansible.module_utils.labgrader import i18n
+from ansible.module_utils.labgrader.checks.require import ends_with_verdict
 from ansible.module_utils.labgrader.gitstate import OUT_OF_TIME
 from ansible.module_utils.labgrader.kubestate import MAX_OBJECT_DEPTH, ObjectTooDeep, readable
 from ansible.module_utils.labgrader.limits import bound
@@ -200,13 +201,16 @@ class Owned:
 
 
 class Lab:
-    """One lab: its id, title, step titles, declared reads, messages and checks, and what it owns.
+    """One lab: its id, title, step titles, declared reads, messages and checks, what it owns and
+    its reference solution.
 
     `reads` is a collect.Reads. `messages` and `hints` are {key: (en, ja, ko)}; they join the
-    shared catalogue of i18n when the lab is registered (labs/__init__.py).
+    shared catalogue of i18n when the lab is registered (labs/__init__.py). `solution` is one
+    function per step, called as step(machine, workspace) (solutions/machine.py), run by
+    solutions/solve.py.
     """
 
-    def __init__(self, lab_id, title, step_titles, reads, messages=None, hints=None, owns=None):
+    def __init__(self, lab_id, title, step_titles, reads, messages=None, hints=None, owns=None, solution=()):
         self.id = lab_id
         self.title = title  # {lang: text}
         self.step_titles = step_titles  # {step: {lang: title}}
@@ -214,6 +218,7 @@ class Lab:
         self.messages = messages or {}
         self.hints = hints or {}
         self.owns = owns or Owned()
+        self.solution = tuple(solution)
         self.checks = []
 
     def check(self, step, name, hint=None):
@@ -221,8 +226,9 @@ class Lab:
             raise ValueError(f"{self.id}: step {step} has no title")
 
         def register(function):
-            self.checks.append(Check(step, f"{self.id}.{step}.{name}", function, hint))
-            return function
+            check = ends_with_verdict(function)
+            self.checks.append(Check(step, f"{self.id}.{step}.{name}", check, hint))
+            return check
         return register
 
     def judge(self, state, lang):

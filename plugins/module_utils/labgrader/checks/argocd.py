@@ -1,10 +1,14 @@
-"""Checks on Argo CD Application manifests shared by the labs (file and live object alike)."""
+"""What Argo CD does with an Application, shared by the labs: its manifest (file and live object
+alike: ApplicationTwin), its live status and its operation (Operation, Progress)."""
 
 from __future__ import annotations
 
+import enum
 import posixpath
+from typing import NamedTuple
 
 from ansible.module_utils.labgrader.checks.evidence import blocked, file_problem
+from ansible.module_utils.labgrader.checks.require import require
 from ansible.module_utils.labgrader.facts import dig, json_type
 from ansible.module_utils.labgrader.i18n import show
 from ansible.module_utils.labgrader.result import failed, passed, pending
@@ -141,18 +145,137 @@ def synced_healthy(app, name):
                   health=health, hint="app_sync_health")
 
 
-def live_app(state, name, step):
-    """(app, None) or (None, failing Verdict) for a live Application."""
-    app = state.app(name)
-    if app is None:
-        return None, failed("live_app_missing", expected=name, found=None, name=name, step=step,
-                            hint="application_apply")
-    return app, None
+def live_app(app, name, blocked_by=None, **params):
+    """(app, None) for a live Application (`app` as the lab read it, None when it does not exist),
+    else (None, failing Verdict). With `blocked_by` (a step), a missing Application is 'blocked by
+    step N', not a new mistake: the step that applies it fails for it. `params` go into the
+    failing Verdict of a missing Application."""
+    if app is not None:
+        return app, None
+    if blocked_by is not None:
+        return None, blocked(blocked_by, "live_app_missing", name=name)
+    return None, failed("live_app_missing", expected=name, found=None, name=name, hint="application_apply", **params)
 
 
-def live_app_blocked(state, name, step):
-    """For later steps: a missing Application is 'blocked by step N', not a new mistake."""
-    app = state.app(name)
-    if app is None:
-        return None, blocked(step, "live_app_missing", name=name)
-    return app, None
+class Where(NamedTuple):
+    """Where an ApplicationTwin is being judged: its workspace file (live False, `what` the file
+    name, `hint` the file check's) or the live object (`what` "Application <name>", `hint`
+    application_apply). `live` also says whether metadata.namespace is required."""
+    live: bool
+    what: str
+    hint: str
+
+
+class ApplicationTwin:
+    """An Application the learner writes to a workspace file and applies: one judge for the file
+    and for its live twin. `read(state)` is the live object as the lab declared it (default: the
+    item `name` of its `applications` list), None when it does not exist. `step_param`: the
+    verdict of a missing live twin carries the step of the check (capa-src's params do).
+
+    A judge is judge(state, app, where) -> Verdict; `file_check` and `live_check` register it as
+    a check of the lab (each returns the check function, so the lab keeps its checks' order)."""
+
+    def __init__(self, name, file, read=None, step_param=True):
+        self.name = name
+        self.file = file
+        self.read = read or (lambda state: state.app(name))
+        self.step_param = step_param
+
+    def in_file(self, state):
+        """The Application written in the workspace file, or the check ends with why not."""
+        return require(application_file(state.files[self.file], self.name))
+
+    def live(self, state, step, blocked_by=None):
+        """The live Application, or the check (of `step`) ends: missing, or blocked by step `blocked_by`."""
+        params = {"step": step} if self.step_param and blocked_by is None else {}
+        return require(live_app(self.read(state), self.name, blocked_by, **params))
+
+    def file_check(self, lab, step, check_name, judge, hint):
+        where = Where(False, self.file, hint)
+        return lab.check(step, check_name, hint=hint)(lambda state: judge(state, self.in_file(state), where))
+
+    def live_check(self, lab, step, check_name, judge, hint, blocked_by=None):
+        where = Where(True, f"Application {self.name}", "application_apply")
+        return lab.check(step, check_name, hint=hint)(
+            lambda state: judge(state, self.live(state, step, blocked_by), where))
+
+    def checks(self, lab, step, judge, hint, live_hint=None, names=("app-file", "live-app"), blocked_by=None):
+        """Both checks, the file's first; the live one's hint is `live_hint` (default `hint`)."""
+        self.file_check(lab, step, names[0], judge, hint)
+        self.live_check(lab, step, names[1], judge, live_hint or hint, blocked_by)
+
+
+def spec_judge(problems):
+    """A judge from problems(state, app, where) -> [(field, expected, found)]: PASS spec_ok or
+    FAIL spec_mismatch naming every field (verdict_from_problems)."""
+    return lambda state, app, where: verdict_from_problems(problems(state, app, where), where.what, where.hint)
+
+
+class Progress(enum.Enum):
+    """How an Application's operation stands, given the revisions the lab knows to fail."""
+    RETRYING = "retrying"  # Running on a failing revision: auto-sync retries it, a new commit waits
+    ENDING_FAILED = "ending_failed"  # Terminating on a failing revision (terminate-op under way)
+    RUNNING = "running"  # any other operation Running or Terminating
+    SYNC_DUE = "sync_due"  # ended Failed/Error and auto-sync is about to start the desired revision
+    SETTLED = "settled"  # nothing runs and nothing is about to start
+
+    @property
+    def on_failing_revision(self):
+        return self in (Progress.RETRYING, Progress.ENDING_FAILED)
+
+    @property
+    def in_flight(self):
+        """An operation runs or is being terminated: the live objects may still change."""
+        return self in (Progress.RETRYING, Progress.ENDING_FAILED, Progress.RUNNING)
+
+
+class Operation(NamedTuple):
+    """status.operationState of a live Application as one value (Operation.of(app)).
+
+    `revision` is operation.sync.revision (what the operation applies), `result_revision`
+    syncResult.revision (what it last applied), `desired` status.sync.revision (what git's
+    target resolves to), `sync` status.sync.status, `automated` whether auto-sync is on."""
+    phase: object
+    revision: object
+    result_revision: object
+    desired: object
+    sync: object
+    automated: bool
+
+    @classmethod
+    def of(cls, app):
+        return cls(dig(app, "status", "operationState", "phase"),
+                   dig(app, "status", "operationState", "operation", "sync", "revision"),
+                   dig(app, "status", "operationState", "syncResult", "revision"),
+                   dig(app, "status", "sync", "revision"), dig(app, "status", "sync", "status"),
+                   automated_enabled(app) if isinstance(app, dict) else False)
+
+    @property
+    def active(self):
+        """Running or being terminated (controller/appcontroller.go autoSync starts no new sync
+        while an operation is in progress)."""
+        return self.phase in ("Running", "Terminating")
+
+    def progress(self, failing=()):
+        """The Progress of this operation; `failing` are the revisions the lab knows to fail (an
+        automated sync retries such a revision, and a new commit waits: controller/
+        appcontroller.go autoSync does not start a new sync while an operation runs)."""
+        on_failing = self.revision is not None and any(self.revision == sha for sha in failing)
+        if self.phase == "Running" and on_failing:
+            return Progress.RETRYING
+        if self.phase == "Terminating" and on_failing:
+            return Progress.ENDING_FAILED
+        if self.active:
+            return Progress.RUNNING
+        # After a Failed/Error operation, auto-sync starts the desired revision at once when it differs
+        # from the last attempted one (controller/appcontroller.go autoSync, alreadyAttemptedSync; observed
+        # after terminate-op and after exhausted retries, docs/argocd-observations.md tests 5 and 5b).
+        if self.phase in ("Failed", "Error") and self.automated and self.sync == "OutOfSync" \
+                and isinstance(self.desired, str) and isinstance(self.result_revision, str) \
+                and self.desired != self.result_revision:
+            return Progress.SYNC_DUE
+        return Progress.SETTLED
+
+    def applying(self, progress):
+        """The revision being applied, or about to be when auto-sync is due."""
+        return self.desired if progress is Progress.SYNC_DUE else self.revision

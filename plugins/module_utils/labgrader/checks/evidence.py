@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.facts import json_type, typed_field
+from ansible.module_utils.labgrader.checks.require import require
+from ansible.module_utils.labgrader.facts import dig, json_type, typed_field
 from ansible.module_utils.labgrader.result import failed, passed
 
 
@@ -55,3 +56,32 @@ def same_value(found, expected, what, hint=None):
 def blocked(step, reason, **params):
     """A check that depends on an earlier step: 'blocked by step N: <reason>'."""
     return failed("blocked_by", step=step, reason=reason, **params)
+
+
+class Agrees:
+    """Ties a report answer to the learner's own earlier evidence: `file`'s `key` must satisfy
+    `accepts(value)`; `shown` is what the message says is expected there."""
+
+    __slots__ = ("accepts", "file", "key", "shown")
+
+    def __init__(self, file, key, accepts, shown):
+        self.file = file
+        self.key = key
+        self.accepts = accepts
+        self.shown = shown
+
+
+def report_answer(state, key, expected_type, truth, hint=None, agrees_with=None, report="report.json"):
+    """The answer `key` of the lab's report file must be `truth` (and, with `agrees_with`, an
+    Agrees, consistent with the learner's earlier evidence)."""
+    what = f"{report} {key}"
+    value = require(evidence_field(state, report, key, expected_type))
+    if value != truth:
+        return failed("value_mismatch", expected=truth, found=value, what=what, hint=hint)
+    if agrees_with:
+        other, _ = evidence(state, agrees_with.file)
+        found = dig(other, agrees_with.key)
+        if other is None or not agrees_with.accepts(found):
+            return failed("inconsistent_evidence", expected=agrees_with.shown, found=found, what=what,
+                          other=f"{agrees_with.file} {agrees_with.key}")
+    return passed("value_ok", expected=truth, found=value, what=what)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from ansible.module_utils.labgrader.checks.require import stop_if
 from ansible.module_utils.labgrader.facts import containers, dig
 from ansible.module_utils.labgrader.result import failed, passed
 from ansible.module_utils.labgrader.workspace import parse_yaml_text
@@ -14,6 +15,23 @@ def repo_blocked(state):
     if state.repo.ok:
         return None
     return failed(f"repo_{state.repo.problem}", path=state.bare_path, detail=state.repo.detail, hint="bare_repo")
+
+
+def repo_url(state):
+    """The gitd URL of the lab's bare repository (what an Application's repoURL names)."""
+    return state.site.repo_url(os.path.basename(state.bare_path)[:-len(".git")])
+
+
+def bare_repo(state):
+    """The lab's bare repository can be read and has branch main."""
+    stop_if(repo_blocked(state))
+    return passed("repo_ok", path=state.bare_path, found=state.repo.head)
+
+
+def repository_checks(lab, step=1, hint="bare_repo"):
+    """The two checks every lab with a repository starts with: bare-repo and clone-origin."""
+    lab.check(step, "bare-repo", hint=hint)(bare_repo)
+    lab.check(step, "clone-origin", hint=hint)(clone_origin_verdict)
 
 
 def yaml_documents(text):
@@ -80,11 +98,11 @@ def clone_origin_verdict(state):
         return failed(f"clone_{clone.problem}", expected=state.bare_path, found=clone.detail or None,
                       path=clone.path, detail=clone.detail)
     origin = clone.remotes.get("origin")
-    repo_url = state.site.repo_url(os.path.basename(state.bare_path)[:-len(".git")])
-    if not same_repository(origin, state.bare_path, repo_url):
+    url = repo_url(state)
+    if not same_repository(origin, state.bare_path, url):
         return failed("origin_mismatch", expected=state.bare_path, found=origin, path=clone.path)
     # git pushes to remote.origin.pushurl when it is set: a push URL elsewhere never reaches the lab's repo.
-    pushes = [url for url in clone.push_urls.get("origin") or [] if not same_repository(url, state.bare_path, repo_url)]
+    pushes = [push for push in clone.push_urls.get("origin") or [] if not same_repository(push, state.bare_path, url)]
     if pushes:
         return failed("push_url_mismatch", expected=state.bare_path, found=pushes, path=clone.path)
     return passed("origin_ok", expected=state.bare_path, found=origin, path=clone.path)

@@ -13,34 +13,39 @@ import re
 import secrets
 
 from ansible.module_utils.labgrader.checks.argocd import (
-    application_file,
+    ApplicationTwin,
+    Operation,
+    Progress,
     automated_enabled,
-    live_app,
-    live_app_blocked,
     live_status,
+    spec_judge,
     spec_problems,
     sync_options,
     synced_healthy,
     verdict_from_problems,
 )
 from ansible.module_utils.labgrader.checks.evidence import (
+    Agrees,
     blocked,
     evidence,
     evidence_field,
     evidence_fields,
+    report_answer,
     same_value,
 )
 from ansible.module_utils.labgrader.checks.git import (
-    clone_origin_verdict,
     find_object,
     images,
     object_verdict,
     repo_blocked,
+    repo_url,
+    repository_checks,
     wanted_or_first,
     yaml_documents,
     yaml_objects,
 )
 from ansible.module_utils.labgrader.checks.repo_server import helm_template, kustomize_build, resolve_value_files
+from ansible.module_utils.labgrader.checks.require import require, stop_if
 from ansible.module_utils.labgrader.collect import Reads, Repo
 from ansible.module_utils.labgrader.facts import (
     DEFAULT_TRACKING_METHOD,
@@ -60,6 +65,7 @@ from ansible.module_utils.labgrader.facts import (
 from ansible.module_utils.labgrader.grading import Lab, Owned
 from ansible.module_utils.labgrader.i18n import show
 from ansible.module_utils.labgrader.result import errored, failed, passed, pending
+from ansible.module_utils.labgrader.solutions import capa_src as solution
 from ansible.module_utils.labgrader.workspace import parse_yaml_text
 
 REPO_NAME = "src"
@@ -404,11 +410,13 @@ lab = Lab(
     MESSAGES,
     HINTS,
     Owned(applications=(HELM_APP, KUST_APP, WAVES_APP), namespaces=(HELM_APP, KUST_APP, WAVES_APP)),
+    solution=solution.STEPS,
 )
 
 
-def repo_url(state):
-    return state.site.repo_url(REPO_NAME)
+HELM = ApplicationTwin(HELM_APP, "app-src-helm.yaml")
+KUST = ApplicationTwin(KUST_APP, "app-src-kust.yaml")
+WAVES = ApplicationTwin(WAVES_APP, "app-src-waves.yaml")
 
 
 def repo_tree(state):
@@ -438,23 +446,11 @@ def str_list(value):
 # ---------------------------------------------------------------- step 1
 
 
-@lab.check(1, "bare-repo", hint="bare_repo")
-def bare_repo(state):
-    problem = repo_blocked(state)
-    if problem:
-        return problem
-    return passed("repo_ok", path=state.bare_path, found=state.repo.head)
-
-
-@lab.check(1, "clone-origin", hint="bare_repo")
-def clone_origin(state):
-    return clone_origin_verdict(state)
+repository_checks(lab)
 
 
 def chart_values(state, filename, expected):
-    problem = repo_blocked(state)
-    if problem:
-        return problem
+    stop_if(repo_blocked(state))
     path = f"charts/web/{filename}"
     text = state.repo.tree.get(path)
     if text is None:
@@ -518,9 +514,7 @@ def chart_template(state, kind, name_suffix):
     """A template under charts/web/templates that renders `kind` named `<release>-<suffix>` with
     the fields the lab asks for, judged on what `helm template` renders (helpers, include, tpl,
     toYaml and values.yaml as Helm reads them)."""
-    problem = repo_blocked(state)
-    if problem:
-        return problem
+    stop_if(repo_blocked(state))
     templates = {p: t for p, t in state.repo.tree.items() if p.startswith(f"{CHART_DIR}/templates/") and t}
     fields = TEMPLATE_FIELDS[kind]
     expected = f"kind: {kind}, name: {{{{ .Release.Name }}}}-{name_suffix}, " + ", ".join(w for w, _ in fields)
@@ -554,11 +548,6 @@ def template_deployment(state):
     return chart_template(state, "Deployment", "web")
 
 
-def helm_app_problems(state, app, namespace_required):
-    problems = spec_problems(app, state.site, repo_url(state), "charts/web", HELM_APP, namespace_required)
-    return problems
-
-
 def value_files_resolve_to_prod(app, tree):
     helm = dig(app, "spec", "source", "helm")
     resolved, _ = resolve_value_files(helm if isinstance(helm, dict) else {}, tree, CHART_DIR)
@@ -578,37 +567,29 @@ def value_files_verdict(app, what, tree):
                   what=f"{what} spec.source.helm.valueFiles", hint="value_files_relative")
 
 
-@lab.check(1, "app-file", hint="application_manifest")
-def helm_app_file(state):
-    app, problem = application_file(state.files["app-src-helm.yaml"], HELM_APP)
-    if problem:
-        return problem
-    return verdict_from_problems(helm_app_problems(state, app, False), "app-src-helm.yaml", "application_manifest")
+def helm_app(state, app, where):
+    """The Application src-helm renders charts/web; the live one also reads values-prod.yaml (the
+    file's valueFiles are a check of their own)."""
+    problems = spec_problems(app, state.site, repo_url(state), CHART_DIR, HELM_APP, where.live)
+    if problems or not where.live:
+        return verdict_from_problems(problems, where.what, where.hint)
+    return value_files_verdict(app, where.what, repo_tree(state))
+
+
+HELM.file_check(lab, 1, "app-file", helm_app, "application_manifest")
 
 
 @lab.check(1, "app-file-value-files", hint="value_files_relative")
 def helm_app_file_value_files(state):
-    app, problem = application_file(state.files["app-src-helm.yaml"], HELM_APP)
-    if problem:
-        return problem
-    return value_files_verdict(app, "app-src-helm.yaml", repo_tree(state))
+    return value_files_verdict(HELM.in_file(state), HELM.file, repo_tree(state))
 
 
-@lab.check(1, "live-app", hint="application_apply")
-def helm_live_app(state):
-    app, problem = live_app(state, HELM_APP, 1)
-    if problem:
-        return problem
-    problems = helm_app_problems(state, app, True)
-    if problems:
-        return verdict_from_problems(problems, f"Application {HELM_APP}", "application_apply")
-    return value_files_verdict(app, f"Application {HELM_APP}", repo_tree(state))
+HELM.live_check(lab, 1, "live-app", helm_app, "application_apply")
 
 
 @lab.check(1, "live-app-status", hint="app_sync_health")
 def helm_live_status(state):
-    app, problem = live_app(state, HELM_APP, 1)
-    return problem or synced_healthy(app, HELM_APP)
+    return synced_healthy(HELM.live(state, 1), HELM_APP)
 
 
 # ---------------------------------------------------------------- step 2
@@ -638,20 +619,8 @@ def helm_values_problems(app, tree):
     return problems
 
 
-@lab.check(2, "app-file-values", hint="helm_precedence")
-def helm_file_values(state):
-    app, problem = application_file(state.files["app-src-helm.yaml"], HELM_APP)
-    if problem:
-        return problem
-    return verdict_from_problems(helm_values_problems(app, repo_tree(state)), "app-src-helm.yaml", "helm_precedence")
-
-
-@lab.check(2, "live-app-values", hint="helm_precedence")
-def helm_live_values(state):
-    app, problem = live_app_blocked(state, HELM_APP, 1)
-    if problem:
-        return problem
-    return verdict_from_problems(helm_values_problems(app, repo_tree(state)), f"Application {HELM_APP}", "application_apply")
+HELM.checks(lab, 2, spec_judge(lambda state, app, where: helm_values_problems(app, repo_tree(state))),
+            "helm_precedence", names=("app-file-values", "live-app-values"), blocked_by=1)
 
 
 def recorded_vs_live(recorded, truth, live, what, truth_hint):
@@ -668,9 +637,7 @@ def recorded_vs_live(recorded, truth, live, what, truth_hint):
 
 @lab.check(2, "precedence-replicas", hint="helm_precedence")
 def precedence_replicas(state):
-    value, problem = evidence_field(state, "precedence.json", "replicas", "number")
-    if problem:
-        return problem
+    value = require(evidence_field(state, "precedence.json", "replicas", "number"))
     deployment = state.cluster.find("helm_deployments", f"{HELM_APP}-web")
     live = dig(deployment, "spec", "replicas") if deployment else None
     return recorded_vs_live(value, PRECEDENCE_REPLICAS, live, "precedence.json replicas", "helm_precedence")
@@ -678,9 +645,7 @@ def precedence_replicas(state):
 
 @lab.check(2, "precedence-greeting", hint="helm_precedence")
 def precedence_greeting(state):
-    value, problem = evidence_field(state, "precedence.json", "greeting", "string")
-    if problem:
-        return problem
+    value = require(evidence_field(state, "precedence.json", "greeting", "string"))
     configmap = state.cluster.find("helm_configmaps", f"{HELM_APP}-greeting")
     live = dig(configmap, "data", "greeting") if configmap else None
     return recorded_vs_live(value, PRECEDENCE_GREETING, live, "precedence.json greeting", "helm_precedence")
@@ -695,18 +660,14 @@ def greeting_configmap(state):
 
 @lab.check(3, "helm-release-secrets", hint="helm_template_only")
 def helm_release_secrets(state):
-    value, problem = evidence_field(state, "tracking.json", "helm_release_secrets", "integer")
-    if problem:
-        return problem
+    value = require(evidence_field(state, "tracking.json", "helm_release_secrets", "integer"))
     live = len(state.cluster.items("helm_release_secrets"))
     return same_value(value, live, "tracking.json helm_release_secrets")
 
 
 @lab.check(3, "tracking-annotation", hint="resource_tracking")
 def tracking_annotation(state):
-    value, problem = evidence_field(state, "tracking.json", "tracking_annotation", "string-or-null")
-    if problem:
-        return problem
+    value = require(evidence_field(state, "tracking.json", "tracking_annotation", "string-or-null"))
     configmap = greeting_configmap(state)
     if configmap is None:
         return blocked(1, "live_object_missing", what=f"ConfigMap {HELM_APP}/{HELM_APP}-greeting")
@@ -716,9 +677,7 @@ def tracking_annotation(state):
 
 @lab.check(3, "instance-label", hint="resource_tracking")
 def instance_label(state):
-    data, problem = evidence(state, "tracking.json")
-    if problem:
-        return problem
+    data = require(evidence(state, "tracking.json"))
     if "instance_label" not in data:
         return failed("missing_key", expected="string-or-null", found=None, what="tracking.json",
                       key="instance_label", hint="null_not_missing")
@@ -735,9 +694,7 @@ def instance_label(state):
 
 @lab.check(3, "tracking-method", hint="resource_tracking")
 def tracking_method(state):
-    data, problem = evidence(state, "tracking.json")
-    if problem:
-        return problem
+    data = require(evidence(state, "tracking.json"))
     argocd_cm = state.cluster.get("argocd_cm")
     if not isinstance(argocd_cm, dict):
         return errored("argocd_cm_missing", namespace=state.site.argocd_namespace)
@@ -761,9 +718,7 @@ def tracking_method(state):
 
 @lab.check(4, "kust-base", hint="kustomize_layout")
 def kust_base(state):
-    problem = repo_blocked(state)
-    if problem:
-        return problem
+    stop_if(repo_blocked(state))
     objects = yaml_objects(state.repo.tree, "kust/base")
     path, deployment = find_object(objects, "Deployment", name="api")
     expected = {"replicas": 1, "label app": "api", "image": "nginx:1.27-alpine", "kustomization": True}
@@ -798,9 +753,7 @@ def kustomization(state, directory):
 
 @lab.check(4, "kust-overlay", hint="kustomize_layout")
 def kust_overlay(state):
-    problem = repo_blocked(state)
-    if problem:
-        return problem
+    stop_if(repo_blocked(state))
     path, overlay = kustomization(state, "kust/overlays/prod")
     expected = {"resources": "../../base", "namePrefix": "prod-", "replicas": {"name": "api", "count": 2}}
     if overlay is None:
@@ -823,9 +776,7 @@ def kust_overlay(state):
 
 @lab.check(4, "no-override-in-git", hint="kustomize_images")
 def no_override_in_git(state):
-    problem = repo_blocked(state)
-    if problem:
-        return problem
+    stop_if(repo_blocked(state))
     if not any(p.startswith("kust/") for p in state.repo.tree):
         return failed("git_dir_missing", expected="kust/", found=None, path="kust/")
     mentions, error = override_in_git(state)
@@ -916,35 +867,18 @@ def image_problems(state, app):
     return [], None
 
 
-def kust_app_verdict(state, app, namespace_required, what, hint):
-    problems, error = image_problems(state, app)
-    if error:
-        return error
-    problems = spec_problems(app, state.site, repo_url(state), KUST_PATH, KUST_APP, namespace_required) + problems
-    return verdict_from_problems(problems, what, hint)
+def kust_app(state, app, where):
+    image = require(image_problems(state, app))
+    problems = spec_problems(app, state.site, repo_url(state), KUST_PATH, KUST_APP, where.live) + image
+    return verdict_from_problems(problems, where.what, where.hint)
 
 
-@lab.check(4, "app-file", hint="kustomize_images")
-def kust_app_file(state):
-    app, problem = application_file(state.files["app-src-kust.yaml"], KUST_APP)
-    if problem:
-        return problem
-    return kust_app_verdict(state, app, False, "app-src-kust.yaml", "kustomize_images")
-
-
-@lab.check(4, "live-app", hint="kustomize_images")
-def kust_live_app(state):
-    app, problem = live_app(state, KUST_APP, 4)
-    if problem:
-        return problem
-    return kust_app_verdict(state, app, True, f"Application {KUST_APP}", "application_apply")
+KUST.checks(lab, 4, kust_app, "kustomize_images")
 
 
 @lab.check(4, "live-deployment", hint="kustomize_images")
 def kust_live_deployment(state):
-    app, problem = live_app(state, KUST_APP, 4)
-    if problem:
-        return problem
+    app = KUST.live(state, 4)
     deployment = state.cluster.find("kust_deployments", "prod-api")
     if deployment is None:
         return failed("live_object_missing_named", expected="prod-api", found=None, kind="Deployment",
@@ -1023,23 +957,20 @@ def as_argo_cd_reads(effective, expected, written):
 
 
 def waves_object(state, kind, name=None, generate_name=None):
-    problem = repo_blocked(state)
-    if problem:
-        return None, None, problem
+    """(path, object) of `kind` under waves/ on bare main, or the check ends saying it is missing."""
+    stop_if(repo_blocked(state))
     objects = yaml_objects(state.repo.tree, "waves")
     path, doc = find_object(objects, kind, name=name, generate_name=generate_name)
     if doc is None:
         label = name or f"generateName {generate_name}"
-        return None, None, failed("git_object_missing", expected=f"{kind} {label}", found=None, kind=kind,
-                                  name=label, path="waves/")
-    return path, doc, None
+        stop_if(failed("git_object_missing", expected=f"{kind} {label}", found=None, kind=kind, name=label,
+                       path="waves/"))
+    return path, doc
 
 
 @lab.check(5, "git-settings", hint="sync_waves")
 def waves_settings(state):
-    path, doc, problem = waves_object(state, "ConfigMap", name="settings")
-    if problem:
-        return problem
+    path, doc = waves_object(state, "ConfigMap", name="settings")
     expected = {"sync-wave": -1, "data.mode": "present"}
     found = {"sync-wave": wave_of(doc), "data.mode": "present" if dig(doc, "data", "mode") is not None else None}
     return object_verdict(path, expected, found)
@@ -1047,9 +978,7 @@ def waves_settings(state):
 
 @lab.check(5, "git-app", hint="sync_waves")
 def waves_app(state):
-    path, doc, problem = waves_object(state, "Deployment", name="app")
-    if problem:
-        return problem
+    path, doc = waves_object(state, "Deployment", name="app")
     expected = {"sync-wave": 0, "readinessProbe": True, "image": "nginx:1.27-alpine"}
     found = {
         "sync-wave": wave_of(doc),
@@ -1061,9 +990,7 @@ def waves_app(state):
 
 @lab.check(5, "git-smoke", hint="sync_waves")
 def waves_smoke(state):
-    path, doc, problem = waves_object(state, "Job", name="smoke")
-    if problem:
-        return problem
+    path, doc = waves_object(state, "Job", name="smoke")
     expected = {"sync-wave": 1, "image": "busybox:1.36", "runs": "echo smoke ok"}
     commands = " ".join(command_line(c) for c in containers(doc))
     found = {
@@ -1076,9 +1003,7 @@ def waves_smoke(state):
 
 @lab.check(5, "git-migrate-hook", hint="sync_hooks")
 def waves_migrate(state):
-    problem = repo_blocked(state)
-    if problem:
-        return problem
+    stop_if(repo_blocked(state))
     text = state.repo.tree.get("waves/migrate.yaml")
     if text is None:
         return failed("git_file_missing", expected="waves/migrate.yaml", found=None, path="waves/migrate.yaml")
@@ -1103,24 +1028,9 @@ def waves_migrate(state):
     return object_verdict("waves/migrate.yaml", expected, found)
 
 
-def waves_app_problems(state, app, namespace_required):
-    return spec_problems(app, state.site, repo_url(state), "waves", WAVES_APP, namespace_required)
-
-
-@lab.check(5, "app-file", hint="application_manifest")
-def waves_app_file(state):
-    app, problem = application_file(state.files["app-src-waves.yaml"], WAVES_APP)
-    if problem:
-        return problem
-    return verdict_from_problems(waves_app_problems(state, app, False), "app-src-waves.yaml", "application_manifest")
-
-
-@lab.check(5, "live-app", hint="application_apply")
-def waves_live_app(state):
-    app, problem = live_app(state, WAVES_APP, 5)
-    if problem:
-        return problem
-    return verdict_from_problems(waves_app_problems(state, app, True), f"Application {WAVES_APP}", "application_apply")
+WAVES.checks(lab, 5, spec_judge(lambda state, app, where: spec_problems(
+    app, state.site, repo_url(state), "waves", WAVES_APP, where.live)), "application_manifest",
+    live_hint="application_apply")
 
 
 # gitops-engine sync_context.go getSyncTasks: generateName + "<rev[0:7]>-<phase>-<startedAt unix>".
@@ -1187,17 +1097,13 @@ def hook_name_problem(state, name, sha7, started):
 
 @lab.check(5, "waves-hook-job", hint="sync_hooks")
 def waves_hook_job(state):
-    name, problem = evidence_field(state, "waves.json", "hook_job", "string")
-    if problem:
-        return problem
+    name = require(evidence_field(state, "waves.json", "hook_job", "string"))
     match = HOOK_JOB_NAME.match(name)
     expected = "migrate-<7 hex of the synced commit>-presync-<unix start time>"
     if not match:
         return failed("hook_name_format", expected=expected, found=name)
     sha7, started = match.group(1), int(match.group(2))
-    problem = repo_blocked(state) or hook_name_problem(state, name, sha7, started)
-    if problem:
-        return problem
+    stop_if(repo_blocked(state) or hook_name_problem(state, name, sha7, started))
     recorded_created = state.files["waves.json"].data.get("hook_created")
     created = parse_time(recorded_created)
     if created is not None:
@@ -1222,14 +1128,10 @@ def recorded_instant(data, key):
 
 @lab.check(5, "waves-times", hint="sync_waves")
 def waves_times(state):
-    data, problem = evidence(state, "waves.json")
-    if problem:
-        return problem
+    data = require(evidence(state, "waves.json"))
     times = {}
     for key in ("hook_created", "settings_created"):
-        times[key], problem = recorded_instant(data, key)
-        if problem:
-            return problem
+        times[key] = require(recorded_instant(data, key))
     found = {key: data[key] for key in times}
     if times["hook_created"] > times["settings_created"]:
         return failed("hook_after_settings", expected="hook_created <= settings_created", found=found)
@@ -1238,9 +1140,7 @@ def waves_times(state):
 
 @lab.check(5, "waves-settings-created", hint="sync_waves")
 def waves_settings_created(state):
-    value, problem = evidence_field(state, "waves.json", "settings_created", "string")
-    if problem:
-        return problem
+    value = require(evidence_field(state, "waves.json", "settings_created", "string"))
     settings = state.cluster.find("waves_configmaps", "settings")
     if settings is None:  # this step's own object: a plain failure, not "blocked by step 5"
         return failed("live_object_missing", expected="ConfigMap src-waves/settings", found=None,
@@ -1257,16 +1157,12 @@ def waves_live_hook_job(state):
     """The recorded hook Job, if it still exists, must match. Absence is fine: the lab text says
     BeforeHookCreation deletes it, while a generateName hook gets a new name per operation and
     usually remains (sync/hook/delete_policy.go); either way nothing is owed."""
-    data, problem = evidence(state, "waves.json")
-    if problem:
-        return problem
+    data = require(evidence(state, "waves.json"))
     name = data.get("hook_job")
     job = state.cluster.find("waves_jobs", name) if isinstance(name, str) else None
     if job is None:
         return passed("hook_job_gone", found=None, name=name)
-    recorded, problem = recorded_instant(data, "hook_created")
-    if problem:  # a wrong type or format is not a different time: say what it is
-        return problem
+    recorded = require(recorded_instant(data, "hook_created"))  # a wrong type or format is not a different time: say what it is
     created = dig(job, "metadata", "creationTimestamp")
     complete = condition(job, "Complete")
     found = {"creationTimestamp": created, "Complete": dig(complete, "status")}
@@ -1330,9 +1226,7 @@ def parent_of(state, sha):
 
 @lab.check(6, "failed-commit", hint="failed_hook_commit")
 def failing_commit(state):
-    sha, problem = failed_commit(state)
-    if problem:
-        return problem
+    sha = require(failed_commit(state))
     parent = parent_of(state, sha)
     after = state.repo.history[sha]
     before = state.repo.history.get(parent, {}) if parent else {}
@@ -1353,9 +1247,7 @@ def failing_commit(state):
 
 @lab.check(6, "failed-phase", hint="hook_failed_phase")
 def failed_phase(state):
-    phase, problem = evidence_field(state, "failed-hook.json", "phase", "string")
-    if problem:
-        return problem
+    phase = require(evidence_field(state, "failed-hook.json", "phase", "string"))
     if phase == "Failed":
         return same_value(phase, "Failed", "failed-hook.json phase")
     if phase != "Running":
@@ -1365,9 +1257,7 @@ def failed_phase(state):
     # and 5 retries it reads Running for ~37 minutes (docs/argocd-observations.md). Running is
     # the truth during that time, so it passes once the cluster shows the operation of that
     # commit really failed (shared/labs/capa-src.md step 6).
-    sha, problem = failed_commit(state)
-    if problem:  # the commit's own problem: missing, not a full SHA, not on bare main
-        return problem
+    sha = require(failed_commit(state))  # the commit's own problem: missing, not a full SHA, not on bare main
     proof = failure_proof(state, sha)
     if proof:
         return passed("phase_running_failed", expected="Failed | Running", found=phase, proof=proof)
@@ -1409,12 +1299,8 @@ def failure_proof(state, sha):
 
 @lab.check(6, "failed-live-mode", hint="hook_failed_phase")
 def failed_live_mode(state):
-    live_mode, problem = evidence_field(state, "failed-hook.json", "live_mode", "string")
-    if problem:
-        return problem
-    sha, problem = failed_commit(state)
-    if problem:  # the commit's own problem: missing, not a full SHA, not on bare main
-        return problem
+    live_mode = require(evidence_field(state, "failed-hook.json", "live_mode", "string"))
+    sha = require(failed_commit(state))  # the commit's own problem: missing, not a full SHA, not on bare main
     parent = parent_of(state, sha)
     before = yaml_mode(state.repo.history.get(parent, {}).get("waves/config.yaml")) if parent else None
     if live_mode != before:
@@ -1439,9 +1325,7 @@ def fix_commit_sha(state, failed_sha):
 
 @lab.check(6, "fix-commit", hint="failed_hook_commit")
 def fix_commit(state):
-    sha, problem = failed_commit(state)
-    if problem:  # the commit's own problem: missing, not a full SHA, not on bare main
-        return problem
+    sha = require(failed_commit(state))  # the commit's own problem: missing, not a full SHA, not on bare main
     fix = fix_commit_sha(state, sha)
     if fix:
         return passed("fix_commit_ok", found=fix, sha=fix[:7])
@@ -1451,29 +1335,12 @@ def fix_commit(state):
     return failed("fix_commit_missing", expected={"waves/migrate.yaml": "echo migrate ok", "mode": "green"}, found=found)
 
 
-def operation_state(state, app):
-    """How src-waves' operation stands, from the cluster alone: "retrying" when it still runs on
-    the failed commit (auto-sync retries that revision and a new commit waits: controller/
-    appcontroller.go autoSync does not start a new sync while an operation runs), "in_flight" while
-    any other operation runs or is being terminated, "sync_due" when auto-sync is about to start
-    a new revision after a failed one (Argo CD is about to change the live objects), else None.
-    Returns (how, failed commit or None, the revision being or about to be applied)."""
+def operation_progress(state, app):
+    """(Progress, Operation, failed commit or None) of src-waves' operation, from the cluster
+    alone; the failing revision is the commit failed-hook.json names (checks/argocd.py Operation)."""
     failed_sha, _ = failed_commit(state)
-    phase = dig(app, "status", "operationState", "phase")
-    revision = dig(app, "status", "operationState", "operation", "sync", "revision")
-    if phase == "Running" and failed_sha and revision == failed_sha:
-        return "retrying", failed_sha, revision
-    if phase in ("Running", "Terminating"):
-        return "in_flight", failed_sha, revision
-    # After a Failed/Error operation, auto-sync starts the desired revision at once when it differs
-    # from the last attempted one (controller/appcontroller.go autoSync, alreadyAttemptedSync; observed
-    # after terminate-op and after exhausted retries, docs/argocd-observations.md tests 5 and 5b).
-    desired = dig(app, "status", "sync", "revision")
-    last = dig(app, "status", "operationState", "syncResult", "revision")
-    if phase in ("Failed", "Error") and automated_enabled(app) and dig(app, "status", "sync", "status") == "OutOfSync" \
-            and isinstance(desired, str) and isinstance(last, str) and desired != last:
-        return "sync_due", failed_sha, desired
-    return None, failed_sha, revision
+    operation = Operation.of(app)
+    return operation.progress([failed_sha] if failed_sha else []), operation, failed_sha
 
 
 @lab.check(6, "live-revision", hint="sync_revisions")
@@ -1481,55 +1348,50 @@ def waves_live_revision(state):
     """After the fix, Argo CD must have synced the fix commit or a later one. A later commit that
     does not touch waves/ moves status.sync.revision but starts no operation, so each revision
     may be the fix commit or any commit after it on main."""
-    app, problem = live_app_blocked(state, WAVES_APP, 5)
-    if problem:
-        return problem
-    problem = repo_blocked(state)
-    if problem:
-        return problem
+    app = WAVES.live(state, 6, blocked_by=5)
+    stop_if(repo_blocked(state))
     found = {
         "status.sync.revision": dig(app, "status", "sync", "revision"),
         "operationState.operation.sync.revision": dig(app, "status", "operationState", "operation", "sync", "revision"),
         "operationState.syncResult.revision": dig(app, "status", "operationState", "syncResult", "revision"),
     }
-    how, failed_sha, revision = operation_state(state, app)
+    progress, operation, failed_sha = operation_progress(state, app)
     anchor = (fix_commit_sha(state, failed_sha) if failed_sha else None) or state.repo.head
     expected = dict.fromkeys(found, f"{anchor[:7]} or later")
-    if how == "retrying":
+    if progress is Progress.RETRYING:
         return failed("retrying_failed_revision", expected=expected, found=found, sha=failed_sha[:7], phase="Running",
                       hint="retry_blocks_new_commits")
     if all(isinstance(rev, str) and rev in state.repo.commits and state.repo.is_ancestor(anchor, rev)
            for rev in found.values()):
         return passed("revisions_synced", expected=expected, found=found, sha=anchor[:7])
-    if how in ("in_flight", "sync_due"):
-        return operation_pending(app, how, expected, found, revision, f"Application {WAVES_APP} revisions")
+    if progress.in_flight or progress is Progress.SYNC_DUE:
+        return operation_pending(operation, progress, expected, found, f"Application {WAVES_APP} revisions")
     return failed("revisions_behind", expected=expected, found=found, sha=anchor[:7])
 
 
-def operation_pending(app, how, expected, found, revision, what):
+def operation_pending(operation, progress, expected, found, what):
     """PENDING while an operation Argo CD runs, or the auto-sync it is about to start, will change
     what was checked."""
-    phase = dig(app, "status", "operationState", "phase")
-    return pending("operation_in_flight" if how == "in_flight" else "auto_sync_due", expected=expected, found=found,
-                   what=what, name=WAVES_APP, phase=phase, sha=(revision or "?")[:7], hint="operation_in_flight")
+    revision = operation.applying(progress)
+    return pending("auto_sync_due" if progress is Progress.SYNC_DUE else "operation_in_flight", expected=expected,
+                   found=found, what=what, name=WAVES_APP, phase=operation.phase, sha=(revision or "?")[:7],
+                   hint="operation_in_flight")
 
 
 @lab.check(6, "live-operation", hint="sync_revisions")
 def waves_live_operation(state):
-    app, problem = live_app_blocked(state, WAVES_APP, 5)
-    if problem:
-        return problem
+    app = WAVES.live(state, 6, blocked_by=5)
     sync, health, phase = live_status(app)
     expected = {"operation": "Succeeded", "sync": "Synced", "health": "Healthy"}
     found = {"operation": phase, "sync": sync, "health": health}
     if found == expected:
         return passed("live_values_ok", expected=expected, found=found, what=f"Application {WAVES_APP}")
-    how, failed_sha, revision = operation_state(state, app)
-    if how == "retrying":
+    progress, operation, failed_sha = operation_progress(state, app)
+    if progress is Progress.RETRYING:
         return failed("retrying_failed_revision", expected=expected, found=found, sha=failed_sha[:7], phase=phase,
                       hint="retry_blocks_new_commits")
-    if how in ("in_flight", "sync_due"):
-        return operation_pending(app, how, expected, found, revision, f"Application {WAVES_APP} status")
+    if progress.in_flight or progress is Progress.SYNC_DUE:
+        return operation_pending(operation, progress, expected, found, f"Application {WAVES_APP} status")
     return failed("live_values_mismatch", expected=expected, found=found, what=f"Application {WAVES_APP}")
 
 
@@ -1543,12 +1405,15 @@ def waves_live_mode(state):
     if mode == "green":
         return passed("value_ok", expected="green", found=mode, what=what)
     app = state.app(WAVES_APP)
-    how, _, revision = operation_state(state, app) if app else (None, None, None)
-    if how == "retrying":
+    if app is None:
+        return failed("value_mismatch", expected="green", found=mode, what=what)
+    progress, operation, _ = operation_progress(state, app)
+    if progress is Progress.RETRYING:
         return failed("value_mismatch", expected="green", found=mode, what=what, hint="retry_blocks_new_commits")
-    target = state.repo.history.get(revision, {}) if how in ("in_flight", "sync_due") and state.repo.ok else {}
+    changing = progress.in_flight or progress is Progress.SYNC_DUE
+    target = state.repo.history.get(operation.applying(progress), {}) if changing and state.repo.ok else {}
     if yaml_mode(target.get("waves/config.yaml")) == "green":
-        return operation_pending(app, how, "green", mode, revision, what)
+        return operation_pending(operation, progress, "green", mode, what)
     return failed("value_mismatch", expected="green", found=mode, what=what)
 
 
@@ -1568,7 +1433,7 @@ def ignores_prod_api_replicas(rule):
 
 
 def ignore_problems(state, app):
-    """(the problems of step 7's Application settings, ERROR verdict or None)."""
+    """The problems of step 7's Application settings (the check ends when kustomize cannot run)."""
     problems = []
     rules = dig(app, "spec", "ignoreDifferences", default=[])
     rules = rules if isinstance(rules, list) else []
@@ -1580,14 +1445,11 @@ def ignore_problems(state, app):
             problems.append(("spec.syncPolicy.syncOptions", option, dig(app, "spec", "syncPolicy", "syncOptions")))
     if not automated_enabled(app) or dig(app, "spec", "syncPolicy", "automated", "selfHeal") is not True:
         problems.append(("spec.syncPolicy.automated.selfHeal", True, dig(app, "spec", "syncPolicy", "automated")))
-    image, error = image_problems(state, app)
-    return problems + image, error
+    return problems + require(image_problems(state, app))
 
 
 def ignore_verdict(state, app, what):
-    problems, error = ignore_problems(state, app)
-    if error:
-        return error
+    problems = ignore_problems(state, app)
     respect_missing = any(f == "spec.syncPolicy.syncOptions" and e == "RespectIgnoreDifferences=true"
                           for f, e, _ in problems)
     verdict = verdict_from_problems(problems, what, "ignore_differences")
@@ -1597,27 +1459,13 @@ def ignore_verdict(state, app, what):
     return verdict
 
 
-@lab.check(7, "app-file", hint="ignore_differences")
-def kust_ignore_file(state):
-    app, problem = application_file(state.files["app-src-kust.yaml"], KUST_APP)
-    if problem:
-        return problem
-    return ignore_verdict(state, app, "app-src-kust.yaml")
-
-
-@lab.check(7, "live-app", hint="ignore_differences")
-def kust_ignore_live(state):
-    app, problem = live_app_blocked(state, KUST_APP, 4)
-    if problem:
-        return problem
-    return ignore_verdict(state, app, f"Application {KUST_APP}")
+KUST.checks(lab, 7, lambda state, app, where: ignore_verdict(state, app, where.what), "ignore_differences",
+            blocked_by=4)
 
 
 @lab.check(7, "live-replicas", hint="ignore_differences")
 def kust_live_replicas(state):
-    app, problem = live_app_blocked(state, KUST_APP, 4)
-    if problem:
-        return problem
+    app = KUST.live(state, 7, blocked_by=4)
     deployment = state.cluster.find("kust_deployments", "prod-api")
     if deployment is None:
         return blocked(4, "live_object_missing", what="Deployment src-kust/prod-api")
@@ -1631,9 +1479,7 @@ def kust_live_replicas(state):
 
 @lab.check(7, "ignore-times", hint="json_types")
 def ignore_times(state):
-    values, problem = evidence_fields(state, "ignore.json", ("scaled_at", "checked_at"), "integer")
-    if problem:
-        return problem
+    values = require(evidence_fields(state, "ignore.json", ("scaled_at", "checked_at"), "integer"))
     if max(values.values()) > state.now + 300:  # five minutes of clock skew are forgiven
         return failed("time_in_future", expected=f"<= {int(state.now)}", found=values)
     waited = values["checked_at"] - values["scaled_at"]
@@ -1644,17 +1490,13 @@ def ignore_times(state):
 
 @lab.check(7, "ignore-replicas", hint="json_types")
 def ignore_replicas(state):
-    value, problem = evidence_field(state, "ignore.json", "replicas", "integer")
-    if problem:
-        return problem
+    value = require(evidence_field(state, "ignore.json", "replicas", "integer"))
     return same_value(value, 4, "ignore.json replicas", hint="ignore_differences")
 
 
 @lab.check(7, "ignore-sync-status", hint="ignore_differences")
 def ignore_sync_status(state):
-    value, problem = evidence_field(state, "ignore.json", "sync_status", "string")
-    if problem:
-        return problem
+    value = require(evidence_field(state, "ignore.json", "sync_status", "string"))
     return same_value(value, "Synced", "ignore.json sync_status")
 
 
@@ -1684,28 +1526,10 @@ def replicas_owner_live(state):
 # ---------------------------------------------------------------- step 8
 
 
-def report_answer(state, key, expected_type, truth, hint, agrees_with=None):
-    """report.json[key] must be `truth`; `agrees_with` = (evidence file, its key, accepts(value),
-    what is expected there) ties the answer to the learner's own earlier evidence."""
-    value, problem = evidence_field(state, "report.json", key, expected_type)
-    if problem:
-        return problem
-    if value != truth:
-        return failed("value_mismatch", expected=truth, found=value, what=f"report.json {key}", hint=hint)
-    if agrees_with:
-        name, other_key, accepts, shown = agrees_with
-        other, _ = evidence(state, name)
-        found = dig(other, other_key)
-        if other is None or not accepts(found):
-            return failed("inconsistent_evidence", expected=shown, found=found, what=f"report.json {key}",
-                          other=f"{name} {other_key}")
-    return passed("value_ok", expected=truth, found=value, what=f"report.json {key}")
-
-
 @lab.check(8, "helm-winner", hint="helm_precedence")
 def report_helm_winner(state):
     return report_answer(state, "helm_winner", "string", "parameters", "helm_precedence",
-                         ("precedence.json", "greeting", lambda v: v == PRECEDENCE_GREETING, PRECEDENCE_GREETING))
+                         Agrees("precedence.json", "greeting", lambda v: v == PRECEDENCE_GREETING, PRECEDENCE_GREETING))
 
 
 @lab.check(8, "replicas-winner", hint="helm_precedence")
@@ -1716,7 +1540,8 @@ def report_replicas_winner(state):
 @lab.check(8, "helm-installed", hint="helm_template_only")
 def report_helm_installed(state):
     return report_answer(state, "helm_installed", "boolean", False, "helm_template_only",
-                         ("tracking.json", "helm_release_secrets", lambda v: v == 0 and not isinstance(v, bool), 0))
+                         Agrees("tracking.json", "helm_release_secrets",
+                                lambda v: v == 0 and not isinstance(v, bool), 0))
 
 
 @lab.check(8, "image-source", hint="kustomize_images")
@@ -1727,14 +1552,12 @@ def report_image_source(state):
 @lab.check(8, "hook-blocked-sync", hint="hook_failed_phase")
 def report_hook_blocked(state):
     return report_answer(state, "hook_blocked_sync", "boolean", True, "hook_failed_phase",
-                         ("failed-hook.json", "live_mode", lambda v: v != "green", "live_mode != green"))
+                         Agrees("failed-hook.json", "live_mode", lambda v: v != "green", "live_mode != green"))
 
 
 @lab.check(8, "replicas-owner", hint="managed_fields")
 def report_replicas_owner(state):
-    value, problem = evidence_field(state, "report.json", "replicas_owner", "string")
-    if problem:
-        return problem
+    value = require(evidence_field(state, "report.json", "replicas_owner", "string"))
     deployment = state.cluster.find("kust_deployments", "prod-api")
     if deployment is None:
         return blocked(4, "live_object_missing", what="Deployment src-kust/prod-api")
