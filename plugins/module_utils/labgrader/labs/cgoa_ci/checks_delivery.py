@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 
 from ansible.module_utils.labgrader.checks.argocd import self_heal_due, self_heal_pending
-from ansible.module_utils.labgrader.checks.evidence import blocked, evidence, evidence_field, same_value
+from ansible.module_utils.labgrader.checks.evidence import blocked, evidence, evidence_field, report_answer, same_value
 from ansible.module_utils.labgrader.checks.git import images, repo_blocked, wanted_or_first
+from ansible.module_utils.labgrader.checks.require import require, stop_if
 from ansible.module_utils.labgrader.facts import dig
-from ansible.module_utils.labgrader.labs.cgoa_ci.application import app_at_revision, live_app, retrying_broken
+from ansible.module_utils.labgrader.labs.cgoa_ci.application import APPLICATION, app_at_revision, operation_progress
 from ansible.module_utils.labgrader.labs.cgoa_ci.history import oldest_first, web_at
 from ansible.module_utils.labgrader.labs.cgoa_ci.lab import lab
 from ansible.module_utils.labgrader.labs.cgoa_ci.scripts import script_text, script_verdict
@@ -18,9 +19,7 @@ from ansible.module_utils.labgrader.result import failed, passed, pending
 
 @lab.check(7, "bump-script", hint="ci_bump")
 def bump_script(state):
-    problem = script_verdict(state, "bump.sh", "ci_bump")
-    if problem:
-        return problem
+    stop_if(script_verdict(state, "bump.sh", "ci_bump"))
     return script_text(state, "bump.sh", "take the tag as $1 and never call kubectl", r"\$\{?1\b", "ci_bump",
                        forbidden=r"\bkubectl\b")
 
@@ -35,9 +34,7 @@ def bump_commit_sha(state):
 
 @lab.check(7, "bump-commit", hint="ci_bump")
 def bump_commit(state):
-    problem = repo_blocked(state)
-    if problem:
-        return problem
+    stop_if(repo_blocked(state))
     sha = bump_commit_sha(state)
     if sha is None:
         subjects = [state.repo.commits[s]["subject"] for s in state.repo.order[:5]]
@@ -47,12 +44,8 @@ def bump_commit(state):
 
 @lab.check(7, "live-revision", hint="app_sync_health")
 def bump_live_revision(state):
-    app, problem = live_app(state, 7)
-    if problem:
-        return problem
-    problem = repo_blocked(state)
-    if problem:
-        return problem
+    app = APPLICATION.live(state, 7, blocked_by=1)
+    stop_if(repo_blocked(state))
     sha = bump_commit_sha(state)
     if sha is None:
         return failed("bump_commit_unknown", expected=BUMP_MESSAGE, found=None, hint="ci_bump")
@@ -68,7 +61,8 @@ def bump_live_image(state):
     if image == BUMP_IMAGE:
         return passed("live_values_ok", expected=BUMP_IMAGE, found=image, what=f"Deployment {PROD_NS}/web image")
     app = state.cluster.get("app")
-    if dig(app, "status", "operationState", "phase") == "Running" and not retrying_broken(state, app):
+    operation, progress = operation_progress(state, app)
+    if operation.phase == "Running" and not progress.on_failing_revision:
         return pending("rollout_in_progress", expected=BUMP_IMAGE, found=image, what=f"Deployment {PROD_NS}/web")
     if self_heal_due(app):
         return self_heal_pending(app, APP, BUMP_IMAGE, image)
@@ -78,47 +72,36 @@ def bump_live_image(state):
 # ---------------------------------------------------------------- step 8
 
 
-def report_value(state, key, expected_type, truth):
-    value, problem = evidence_field(state, "report.json", key, expected_type)
-    if problem:
-        return problem
-    return same_value(value, truth, f"report.json {key}", hint="ci_report")
-
-
 @lab.check(8, "ci-writes", hint="ci_report")
 def report_ci_writes(state):
-    return report_value(state, "ci_writes", "string", "git")
+    return report_answer(state, "ci_writes", "string", "git", hint="ci_report")
 
 
 @lab.check(8, "cd-writes", hint="ci_report")
 def report_cd_writes(state):
-    return report_value(state, "cd_writes", "string", "cluster")
+    return report_answer(state, "cd_writes", "string", "cluster", hint="ci_report")
 
 
 @lab.check(8, "ci-can-write-prod", hint="ci_report")
 def report_ci_can_write_prod(state):
     answer = dig(state.cluster.get("sar_patch-prod"), "allowed")
-    return report_value(state, "ci_can_write_prod", "boolean", answer is True)
+    return report_answer(state, "ci_can_write_prod", "boolean", answer is True, hint="ci_report")
 
 
 @lab.check(8, "gate", hint="ci_report")
 def report_gate(state):
-    return report_value(state, "gate", "string", "pre-receive")
+    return report_answer(state, "gate", "string", "pre-receive", hint="ci_report")
 
 
 @lab.check(8, "deployed-revision", hint="ci_report")
 def report_deployed_revision(state):
-    app, problem = live_app(state, 8)
-    if problem:
-        return problem
-    return report_value(state, "deployed_revision", "string", dig(app, "status", "sync", "revision"))
+    app = APPLICATION.live(state, 8, blocked_by=1)
+    return report_answer(state, "deployed_revision", "string", dig(app, "status", "sync", "revision"), hint="ci_report")
 
 
 @lab.check(8, "broken-reached-git", hint="ci_report")
 def report_broken_reached_git(state):
-    value, problem = evidence_field(state, "report.json", "broken_reached_git", "boolean")
-    if problem:
-        return problem
+    value = require(evidence_field(state, "report.json", "broken_reached_git", "boolean"))
     data, _ = evidence(state, "broken.json")
     sha = str(dig(data, "commit") or "").strip().lower()
     if not re.fullmatch(r"[0-9a-f]{40}", sha) or not state.repo.ok:

@@ -3,36 +3,18 @@ could not apply, reverted."""
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.checks.argocd import (
-    application_file,
-    automated_enabled,
-    spec_problems,
-    verdict_from_problems,
-)
+from ansible.module_utils.labgrader.checks.argocd import automated_enabled, spec_judge, spec_problems
 from ansible.module_utils.labgrader.checks.evidence import evidence_field, same_value
-from ansible.module_utils.labgrader.checks.git import clone_origin_verdict, images, repo_blocked, wanted_or_first
+from ansible.module_utils.labgrader.checks.git import images, repo_blocked, repo_url, repository_checks, wanted_or_first
+from ansible.module_utils.labgrader.checks.require import require, stop_if
 from ansible.module_utils.labgrader.facts import containers, dig, is_integer
-from ansible.module_utils.labgrader.labs.cgoa_ci.application import (
-    app_at_revision,
-    live_app,
-    operation_revision,
-    repo_url,
-    retrying_broken,
-)
+from ansible.module_utils.labgrader.labs.cgoa_ci.application import APPLICATION, app_at_revision, operation_progress
 from ansible.module_utils.labgrader.labs.cgoa_ci.history import broken_commit, history_broken, oldest_first, web_at
 from ansible.module_utils.labgrader.labs.cgoa_ci.lab import lab
 from ansible.module_utils.labgrader.labs.cgoa_ci.spec import APP, BASE_IMAGE, PROD_NS, WEB_YAML
 from ansible.module_utils.labgrader.result import failed, passed
 
-
-@lab.check(1, "bare-repo", hint="bare_repo")
-def bare_repo(state):
-    return repo_blocked(state) or passed("repo_ok", path=state.bare_path, found=state.repo.head)
-
-
-@lab.check(1, "clone-origin", hint="bare_repo")
-def clone_origin(state):
-    return clone_origin_verdict(state)
+repository_checks(lab)
 
 
 BASELINE = {"namespace": None, "replicas": 2, "label app": "web", "containers": ["web"], "image": BASE_IMAGE}
@@ -51,9 +33,7 @@ def baseline_fields(doc):
 
 @lab.check(1, "baseline-commit", hint="ci_baseline")
 def baseline_commit(state):
-    problem = repo_blocked(state)
-    if problem:
-        return problem
+    stop_if(repo_blocked(state))
     for sha in oldest_first(state):
         parents = state.repo.commits[sha]["parents"]
         added = state.repo.history[sha].get(WEB_YAML) is not None and (
@@ -67,8 +47,8 @@ def baseline_commit(state):
     return failed("first_web_commit_missing", expected=BASELINE, found=None)
 
 
-def app_problems(state, app, namespace_required):
-    problems = spec_problems(app, state.site, repo_url(state), "deploy", PROD_NS, namespace_required)
+def app_problems(state, app, where):
+    problems = spec_problems(app, state.site, repo_url(state), "deploy", PROD_NS, where.live)
     project = dig(app, "spec", "project")
     if project != "default":
         problems.append(("spec.project", "default", project))
@@ -80,20 +60,7 @@ def app_problems(state, app, namespace_required):
     return problems
 
 
-@lab.check(1, "app-file", hint="ci_application")
-def app_file(state):
-    app, problem = application_file(state.files["app.yaml"], APP)
-    if problem:
-        return problem
-    return verdict_from_problems(app_problems(state, app, False), "app.yaml", "ci_application")
-
-
-@lab.check(1, "live-app", hint="ci_application")
-def live_application(state):
-    app, problem = live_app(state, 1)
-    if problem:
-        return problem
-    return verdict_from_problems(app_problems(state, app, True), f"Application {APP}", "application_apply")
+APPLICATION.checks(lab, 1, spec_judge(app_problems), hint="ci_application")
 
 
 # ---------------------------------------------------------------- step 2
@@ -101,9 +68,7 @@ def live_application(state):
 
 @lab.check(2, "broken-commit", hint="ci_broken")
 def broken_commit_check(state):
-    sha, problem = broken_commit(state)
-    if problem:
-        return problem
+    sha = broken_commit(state)
     replicas = dig(web_at(state, sha), "spec", "replicas")
     if replicas != "two":
         return failed("broken_commit_not_string", expected="two", found=replicas, sha=sha[:7])
@@ -112,9 +77,7 @@ def broken_commit_check(state):
 
 @lab.check(2, "broken-sync-status", hint="ci_broken")
 def broken_sync_status(state):
-    value, problem = evidence_field(state, "broken.json", "sync_status", "string")
-    if problem:
-        return problem
+    value = require(evidence_field(state, "broken.json", "sync_status", "string"))
     # OutOfSync with the default client-side diff (docs/argocd-observations.md test 6); Unknown
     # where server-side diff is on (research argocd-facts.md §6: a ComparisonError).
     if value not in ("OutOfSync", "Unknown"):
@@ -134,9 +97,7 @@ TYPE_PROBLEM = ("replicas", "int32")
 
 @lab.check(2, "broken-operation-message", hint="ci_broken")
 def broken_operation_message(state):
-    value, problem = evidence_field(state, "broken.json", "operation_message", "string")
-    if problem:
-        return problem
+    value = require(evidence_field(state, "broken.json", "operation_message", "string"))
     lowered = value.lower()
     if APPLY_FAILED in lowered and any(word in lowered for word in TYPE_PROBLEM):
         return passed("operation_message_ok", expected=APPLY_FAILED, found=value)
@@ -145,9 +106,7 @@ def broken_operation_message(state):
 
 @lab.check(2, "broken-live-replicas", hint="ci_broken")
 def broken_live_replicas(state):
-    value, problem = evidence_field(state, "broken.json", "live_replicas", "integer")
-    if problem:
-        return problem
+    value = require(evidence_field(state, "broken.json", "live_replicas", "integer"))
     return same_value(value, 2, "broken.json live_replicas", hint="ci_broken")
 
 
@@ -167,9 +126,7 @@ def reverted_by(state, sha):
 def revert_commit(state):
     """Judged from git alone: every commit on main that set replicas to "two" has a later
     commit restoring its parent's deploy/web.yaml."""
-    problem = repo_blocked(state)
-    if problem:
-        return problem
+    stop_if(repo_blocked(state))
     broken = history_broken(state)
     if not broken:
         return failed("broken_not_in_history", expected='a commit with replicas: "two" on main', found=None)
@@ -183,27 +140,19 @@ def revert_commit(state):
 
 @lab.check(2, "live-at-head", hint="app_sync_health")
 def live_at_head(state):
-    app, problem = live_app(state, 2)
-    if problem:
-        return problem
-    problem = repo_blocked(state)
-    if problem:
-        return problem
+    app = APPLICATION.live(state, 2, blocked_by=1)
+    stop_if(repo_blocked(state))
     return app_at_revision(state, app, state.repo.head, "app_at_head", "app_not_at_head")
 
 
 @lab.check(2, "no-broken-retry", hint="ci_terminate")
 def no_broken_retry(state):
-    app, problem = live_app(state, 2)
-    if problem:
-        return problem
-    revision = operation_revision(app)
-    phase = dig(app, "status", "operationState", "phase")
-    found = {"operation.sync.revision": revision, "phase": phase}
+    operation, progress = operation_progress(state, APPLICATION.live(state, 2, blocked_by=1))
+    found = {"operation.sync.revision": operation.revision, "phase": operation.phase}
     expected = {"operation": "not running on a commit with replicas: \"two\""}
-    if retrying_broken(state, app):
-        return failed("broken_still_retrying", expected=expected, found=found, name=APP, sha=revision[:7],
-                      phase=phase)
+    if progress.on_failing_revision:
+        return failed("broken_still_retrying", expected=expected, found=found, name=APP, sha=operation.revision[:7],
+                      phase=operation.phase)
     # A broken commit's operation that ended (Failed after its retries, or terminated) may stay
     # the last one: the revert restores what is live, so Argo CD has nothing to apply and starts
     # no new operation until a later commit changes the manifests (observed, test_cgoa_ci.py).

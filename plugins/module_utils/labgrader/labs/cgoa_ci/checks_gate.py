@@ -9,9 +9,10 @@ from ansible.module_utils.labgrader.checks.argocd import synced_healthy
 from ansible.module_utils.labgrader.checks.evidence import blocked, file_problem
 from ansible.module_utils.labgrader.checks.git import clone_origin_verdict, repo_blocked
 from ansible.module_utils.labgrader.checks.probes import ProbeRun
+from ansible.module_utils.labgrader.checks.require import stop_if
 from ansible.module_utils.labgrader.facts import dig
 from ansible.module_utils.labgrader.grading import OutOfTime
-from ansible.module_utils.labgrader.labs.cgoa_ci.application import live_app
+from ansible.module_utils.labgrader.labs.cgoa_ci.application import APPLICATION
 from ansible.module_utils.labgrader.labs.cgoa_ci.history import web_at
 from ansible.module_utils.labgrader.labs.cgoa_ci.lab import lab
 from ansible.module_utils.labgrader.labs.cgoa_ci.messages import MESSAGES
@@ -42,14 +43,14 @@ def validate_server_dry_run(state):
 
 
 def probe_runs(state, probe, expected, script):
-    """(the runs of `probe`, None), or (None, the verdict that stands for every run of it): ERROR
-    when the grader could not build a sandbox, FAIL when the learner's program was not run."""
+    """The runs of `probe`, or the check ends with the verdict that stands for every run of it:
+    ERROR when the grader could not build a sandbox, FAIL when the learner's program was not run."""
     if "error" in state.probes:
-        return None, errored("sandbox_unavailable", detail=state.probes["error"])
+        stop_if(errored("sandbox_unavailable", detail=state.probes["error"]))
     runs = state.probes[probe]
     if "not_run" in runs:
-        return None, failed("probe_not_run", expected=expected, found=None, script=script, reason=runs["not_run"])
-    return runs, None
+        stop_if(failed("probe_not_run", expected=expected, found=None, script=script, reason=runs["not_run"]))
+    return runs
 
 
 def probe_verdict(state, probe, case, should_succeed, what_key, script, blocked_by=None):
@@ -58,9 +59,7 @@ def probe_verdict(state, probe, case, should_succeed, what_key, script, blocked_
     the grader's ERROR (OutOfTime). `what_key` names the phrase (in MESSAGES)
     saying what the run checks."""
     what = MESSAGES[what_key][0]
-    runs, verdict = probe_runs(state, probe, what, script)
-    if verdict:
-        return verdict
+    runs = probe_runs(state, probe, what, script)
     run = ProbeRun.from_dict(runs[case])
     if run.out_of_time:
         raise OutOfTime("phrase_run_script", probes=True, script=script)
@@ -111,9 +110,7 @@ def written_since(obj, started):
 
 @lab.check(4, "validate-created-nothing", hint="ci_validate")
 def validate_created_nothing(state):
-    _, verdict = probe_runs(state, "validate", [], VALIDATE)
-    if verdict:
-        return verdict
+    probe_runs(state, "validate", [], VALIDATE)
     started = state.probes["started"]
     created = sorted({dig(d, "metadata", "name") for d in state.cluster.items("dryrun_deployments")
                       if dig(d, "metadata", "name") in PROBE_OBJECTS and written_since(d, started)})
@@ -199,9 +196,7 @@ def has_typo(doc):
 
 @lab.check(6, "no-typo-on-main", hint="ci_hook")
 def no_typo_on_main(state):
-    problem = repo_blocked(state)
-    if problem:
-        return problem
+    stop_if(repo_blocked(state))
     typos = [sha[:7] for sha in state.repo.order if has_typo(web_at(state, sha))]
     if typos:
         return failed("typo_on_main", expected=[], found=typos)
@@ -223,7 +218,4 @@ def clone_reset(state):
 
 @lab.check(6, "live-still-synced", hint="app_sync_health")
 def live_still_synced(state):
-    app, problem = live_app(state, 6)
-    if problem:
-        return problem
-    return synced_healthy(app, APP)
+    return synced_healthy(APPLICATION.live(state, 6, blocked_by=1), APP)

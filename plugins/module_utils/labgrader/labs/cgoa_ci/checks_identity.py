@@ -7,6 +7,7 @@ import re
 
 from ansible.module_utils.labgrader.checks.evidence import file_problem
 from ansible.module_utils.labgrader.checks.kubeconfig import current_context, jwt_claims, same_cluster
+from ansible.module_utils.labgrader.checks.require import stop_if
 from ansible.module_utils.labgrader.facts import dig, is_integer
 from ansible.module_utils.labgrader.labs.cgoa_ci.lab import lab
 from ansible.module_utils.labgrader.labs.cgoa_ci.reads import ACCESS
@@ -90,32 +91,28 @@ def no_access_prod(state):
 
 
 def kubeconfig_context(state, name):
-    """(context fields, None) of a workspace kubeconfig, or (None, failing Verdict). A YAML
+    """The context fields of a workspace kubeconfig, or the check ends with why not. A YAML
     parser's error is not shown: it quotes the text, and a kubeconfig's text holds a token."""
     read = state.files[name]
     if read.problem == "invalid_kubeconfig":
-        return None, failed("kubeconfig_unreadable", path=read.path, problem=read.detail, hint="ci_kubeconfig")
+        stop_if(failed("kubeconfig_unreadable", path=read.path, problem=read.detail, hint="ci_kubeconfig"))
     if not read.ok:
-        return None, file_problem(read, hint="ci_kubeconfig")
-    return current_context(read.data[0]), None
+        stop_if(file_problem(read, hint="ci_kubeconfig"))
+    return current_context(read.data[0])
 
 
 def admin(state):
-    """(the VM's admin server and CA, None), or (None, ERROR): it is the grader's environment."""
+    """The VM's admin server and CA, or the check ends in ERROR: it is the grader's environment."""
     k3s = state.probes["k3s"]
     if "error" in k3s:
-        return None, errored("admin_kubeconfig_unreadable", detail=k3s["error"])
-    return k3s, None
+        stop_if(errored("admin_kubeconfig_unreadable", detail=k3s["error"]))
+    return k3s
 
 
 @lab.check(3, "ci-kubeconfig", hint="ci_kubeconfig")
 def ci_kubeconfig(state):
-    context, problem = kubeconfig_context(state, "ci-kubeconfig")
-    if problem:
-        return problem
-    k3s, problem = admin(state)
-    if problem:
-        return problem
+    context = kubeconfig_context(state, "ci-kubeconfig")
+    k3s = admin(state)
     found = {**same_cluster(context, k3s), "namespace": context["namespace"], "token": context["token"] is not None}
     expected = {"server": True, "CA data": True, "namespace": DRYRUN_NS, "token": True}
     # (no "bearer" before a word here: the scrubber redacts "Bearer <anything>" from every message)
@@ -127,9 +124,7 @@ def ci_kubeconfig(state):
 
 @lab.check(3, "ci-token-identity", hint="ci_kubeconfig")
 def ci_token_identity(state):
-    context, problem = kubeconfig_context(state, "ci-kubeconfig")
-    if problem:
-        return problem
+    context = kubeconfig_context(state, "ci-kubeconfig")
     if context["token"] is None:
         return failed("token_missing", expected=VALIDATOR, found=None, path=state.files["ci-kubeconfig"].path)
     review = state.cluster.get("token_review") or {}
@@ -150,9 +145,7 @@ def ci_token_identity(state):
 
 @lab.check(3, "ci-token-lifetime", hint="ci_kubeconfig")
 def ci_token_lifetime(state):
-    context, problem = kubeconfig_context(state, "ci-kubeconfig")
-    if problem:
-        return problem
+    context = kubeconfig_context(state, "ci-kubeconfig")
     if context["token"] is None:
         return failed("token_missing", expected=TOKEN_LIFETIME, found=None, path=state.files["ci-kubeconfig"].path)
     claims = jwt_claims(context["token"]) or {}
@@ -166,12 +159,8 @@ def ci_token_lifetime(state):
 
 @lab.check(3, "argocd-kubeconfig", hint="ci_argocd_kubeconfig")
 def argocd_kubeconfig(state):
-    context, problem = kubeconfig_context(state, "kubeconfig")
-    if problem:
-        return problem
-    k3s, problem = admin(state)
-    if problem:
-        return problem
+    context = kubeconfig_context(state, "kubeconfig")
+    k3s = admin(state)
     found = {**same_cluster(context, k3s), "namespace": context["namespace"]}
     expected = {"server": True, "CA data": True, "namespace": state.site.argocd_namespace}
     what = "kubeconfig (a copy of k3s's / namespace)"

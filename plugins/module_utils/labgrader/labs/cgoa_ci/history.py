@@ -8,6 +8,7 @@ import re
 
 from ansible.module_utils.labgrader.checks.evidence import evidence
 from ansible.module_utils.labgrader.checks.git import find_object, repo_blocked, yaml_documents
+from ansible.module_utils.labgrader.checks.require import require, stop_if
 from ansible.module_utils.labgrader.facts import dig, typed_field
 from ansible.module_utils.labgrader.labs.cgoa_ci.spec import WEB_YAML
 from ansible.module_utils.labgrader.result import failed
@@ -37,20 +38,13 @@ def history_broken(state):
 
 
 def broken_commit(state):
-    """(sha, None) for broken.json's commit when it is on bare main, else (None, failing Verdict)."""
-    data, problem = evidence(state, "broken.json")
-    if problem:
-        return None, problem
-    sha, problem = typed_field(data, "commit", "string", "broken.json commit")
-    if problem:
-        return None, problem
-    sha = sha.strip().lower()
+    """broken.json's commit when it is on bare main, or the check ends with why not."""
+    data = require(evidence(state, "broken.json"))
+    sha = require(typed_field(data, "commit", "string", "broken.json commit")).strip().lower()
     if not re.fullmatch(r"[0-9a-f]{40}", sha):
-        return None, failed("value_mismatch", expected="40 hex characters", found=data["commit"],
-                            what="broken.json commit", hint="ci_broken")
-    problem = repo_blocked(state)
-    if problem:
-        return None, problem
+        stop_if(failed("value_mismatch", expected="40 hex characters", found=data["commit"], what="broken.json commit",
+                       hint="ci_broken"))
+    stop_if(repo_blocked(state))
     if sha not in state.repo.commits:
-        return None, failed("commit_not_on_main", expected="a commit on bare main", found=sha, hint="ci_revert")
-    return sha, None
+        stop_if(failed("commit_not_on_main", expected="a commit on bare main", found=sha, hint="ci_revert"))
+    return sha

@@ -7,6 +7,7 @@ from ansible.module_utils.labgrader.grading import Lab, Owned
 from ansible.module_utils.labgrader.labs.cgoa_ci.messages import HINTS, MESSAGES, STEP_TITLES
 from ansible.module_utils.labgrader.labs.cgoa_ci.reads import READS
 from ansible.module_utils.labgrader.labs.cgoa_ci.spec import APP, CI_NS, DRYRUN_NS, PROD_NS
+from ansible.module_utils.labgrader.solutions import cgoa_ci as solution
 
 lab = Lab(
     "cgoa-ci",
@@ -17,4 +18,5 @@ lab = Lab(
     MESSAGES,
     HINTS,
     Owned(applications=(APP,), namespaces=(PROD_NS, DRYRUN_NS, CI_NS)),
+    solution=solution.STEPS,
 )
