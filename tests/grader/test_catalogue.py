@@ -41,5 +41,5 @@ def test_every_entry_has_all_languages():
 
 
 def test_the_scan_sees_the_labs():
-    assert {Path(p).name for p in ("capa_src.py", "checks_delivery.py")} <= {path.name for path in SOURCES}
-    assert ("broken_commit_unknown", "checks_delivery.py") in uses(BLOCKED_USE)  # in labs/cgoa_ci/
+    assert {Path(p).name for p in ("capa_src.py", "step7_delivery.py")} <= {path.name for path in SOURCES}
+    assert ("broken_commit_unknown", "step7_delivery.py") in uses(BLOCKED_USE)  # in labs/cgoa_ci/

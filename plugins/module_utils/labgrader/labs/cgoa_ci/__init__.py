@@ -4,23 +4,20 @@ server-side dry-run validation, a pre-receive gate, CI writes git and CD writes 
 Specification: shared/labs/cgoa-ci.md. The final state is graded: a check for step N accepts
 what later steps legitimately changed (step 7 bumps the image to nginx:1.28-alpine).
 
-The package: `lab.py` the Lab object; `spec.py` the names the specification gives; `messages.py`
-titles, messages and hints; `reads.py` what it reads from the API server; `probe_cases.py` and
-`probes.py` the inputs and runs of the learner's programs in the sandbox; `history.py`,
-`application.py` and `scripts.py` the facts several checks share; `checks_deploy.py` (steps 1-2),
-`checks_identity.py` (3), `checks_gate.py` (4-6) and `checks_delivery.py` (7-8) the checks,
-imported here in step order so that they register on the lab in that order.
-"""
+The lab's parts: definition.py (the Lab object), spec.py (the names the specification gives),
+messages.py, reads.py (what it reads from the API server), probe_cases.py and probes.py (the
+inputs and runs of the learner's programs in the sandbox), history.py, application.py and
+scripts.py (facts several checks share), step<N>_*.py (the checks, one module per group of steps
+from step N, imported in step order so the checks keep their order) and solution.py (the
+reference solution the Lab carries)."""
 
-from __future__ import annotations
-
-# The check modules in step order: each registers its checks on the lab as it is imported, and the
-# lab judges them in that order.
-# isort: off
-from ansible.module_utils.labgrader.labs.cgoa_ci import checks_deploy, checks_identity  # noqa: F401
-from ansible.module_utils.labgrader.labs.cgoa_ci import checks_gate, checks_delivery  # noqa: F401
-# isort: on
-from ansible.module_utils.labgrader.labs.cgoa_ci.lab import lab
+from ansible.module_utils.labgrader.labs.cgoa_ci import (  # noqa: F401 - importing registers the checks
+    step1_deploy,
+    step3_identity,
+    step4_gate,
+    step7_delivery,
+)
+from ansible.module_utils.labgrader.labs.cgoa_ci.definition import lab
 from ansible.module_utils.labgrader.labs.cgoa_ci.probe_cases import FEATURE_BRANCHES, PROBE_OBJECTS
 from ansible.module_utils.labgrader.labs.cgoa_ci.spec import APP, CI_NS, DRYRUN_NS, PROD_NS, VALIDATOR
 

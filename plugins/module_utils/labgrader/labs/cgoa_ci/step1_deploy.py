@@ -9,8 +9,8 @@ from ansible.module_utils.labgrader.checks.git import images, repo_blocked, repo
 from ansible.module_utils.labgrader.checks.require import require, stop_if
 from ansible.module_utils.labgrader.facts import containers, dig, is_integer
 from ansible.module_utils.labgrader.labs.cgoa_ci.application import APPLICATION, app_at_revision, operation_progress
+from ansible.module_utils.labgrader.labs.cgoa_ci.definition import lab
 from ansible.module_utils.labgrader.labs.cgoa_ci.history import broken_commit, history_broken, oldest_first, web_at
-from ansible.module_utils.labgrader.labs.cgoa_ci.lab import lab
 from ansible.module_utils.labgrader.labs.cgoa_ci.spec import APP, BASE_IMAGE, PROD_NS, WEB_YAML
 from ansible.module_utils.labgrader.result import failed, passed
 

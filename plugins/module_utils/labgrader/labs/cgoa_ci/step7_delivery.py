@@ -10,8 +10,8 @@ from ansible.module_utils.labgrader.checks.git import images, repo_blocked, want
 from ansible.module_utils.labgrader.checks.require import require, stop_if
 from ansible.module_utils.labgrader.facts import dig
 from ansible.module_utils.labgrader.labs.cgoa_ci.application import APPLICATION, app_at_revision, operation_progress
+from ansible.module_utils.labgrader.labs.cgoa_ci.definition import lab
 from ansible.module_utils.labgrader.labs.cgoa_ci.history import oldest_first, web_at
-from ansible.module_utils.labgrader.labs.cgoa_ci.lab import lab
 from ansible.module_utils.labgrader.labs.cgoa_ci.scripts import script_text, script_verdict
 from ansible.module_utils.labgrader.labs.cgoa_ci.spec import APP, BUMP_IMAGE, BUMP_MESSAGE, PROD_NS
 from ansible.module_utils.labgrader.result import failed, passed, pending

@@ -13,8 +13,8 @@ from ansible.module_utils.labgrader.checks.require import stop_if
 from ansible.module_utils.labgrader.facts import dig
 from ansible.module_utils.labgrader.grading import OutOfTime
 from ansible.module_utils.labgrader.labs.cgoa_ci.application import APPLICATION
+from ansible.module_utils.labgrader.labs.cgoa_ci.definition import lab
 from ansible.module_utils.labgrader.labs.cgoa_ci.history import web_at
-from ansible.module_utils.labgrader.labs.cgoa_ci.lab import lab
 from ansible.module_utils.labgrader.labs.cgoa_ci.messages import MESSAGES
 from ansible.module_utils.labgrader.labs.cgoa_ci.probe_cases import PROBE_OBJECTS
 from ansible.module_utils.labgrader.labs.cgoa_ci.scripts import script_text, script_verdict

@@ -1,13 +1,14 @@
-"""The cgoa-ci Lab object: its id, title, steps, declared reads, messages and what it owns. The
-checks register themselves on it (checks_*.py, imported in step order by __init__.py)."""
+"""The cgoa-ci Lab object: its id, title, steps, declared reads, messages, what it owns and its
+reference solution. The checks register themselves on it (step<N>_*.py, imported in step order by
+__init__.py)."""
 
 from __future__ import annotations
 
 from ansible.module_utils.labgrader.grading import Lab, Owned
+from ansible.module_utils.labgrader.labs.cgoa_ci import solution
 from ansible.module_utils.labgrader.labs.cgoa_ci.messages import HINTS, MESSAGES, STEP_TITLES
 from ansible.module_utils.labgrader.labs.cgoa_ci.reads import READS
 from ansible.module_utils.labgrader.labs.cgoa_ci.spec import APP, CI_NS, DRYRUN_NS, PROD_NS
-from ansible.module_utils.labgrader.solutions import cgoa_ci as solution
 
 lab = Lab(
     "cgoa-ci",
