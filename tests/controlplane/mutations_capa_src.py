@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 from ansible.module_utils.labgrader.facts import parse_time
-from ansible.module_utils.labgrader.solutions.capa_src import CHART, KUST, WAVES, config_yaml, migrate_yaml
+from ansible.module_utils.labgrader.labs.capa_src.solution import CHART, KUST, WAVES, config_yaml, migrate_yaml
 from labflow import Rewrite, edited, git, replaced
 
 HELM_APP, KUST_APP, WAVES_APP = "src-helm", "src-kust", "src-waves"

@@ -11,7 +11,7 @@ import copy
 import pytest
 from ansible.module_utils.labgrader.checks import repo_server
 from ansible.module_utils.labgrader.checks.git import images
-from ansible.module_utils.labgrader.labs import capa_src
+from ansible.module_utils.labgrader.labs.capa_src import step1_helm, step4_kustomize
 
 from tests.grader.test_capa_src import both_apps, file_app, not_passing
 
@@ -101,7 +101,7 @@ def test_argo_cds_precedence_is_what_helm_renders_for_the_golden_application(sta
                                          "src-helm")
     by_kind = {o["kind"]: o for o in rendered.objects}
     assert (by_kind["Deployment"]["spec"]["replicas"], by_kind["ConfigMap"]["data"]["greeting"]) == (
-        capa_src.PRECEDENCE_REPLICAS, capa_src.PRECEDENCE_GREETING)
+        step1_helm.PRECEDENCE_REPLICAS, step1_helm.PRECEDENCE_GREETING)
     assert rendered.sources == ["web/templates/configmap.yaml", "web/templates/deployment.yaml"]
     assert by_kind["ConfigMap"]["metadata"].get("namespace") is None  # helm template sets none; Argo CD does
 
@@ -154,8 +154,8 @@ def test_an_entry_is_substituted_by_argo_cd_before_kustomize_reads_it(state):
     (["nginx=nginx:1.28-alpine", "nginx=nginx"], "nginx:1.27-alpine"),  # the later entry, newName only
 ])
 def test_image_entries_render_as_kustomize_renders_them(entries, image):
-    source = {"path": capa_src.KUST_PATH, "kustomize": {"images": entries}}
-    rendered = repo_server.kustomize_build(repo_server.KUSTOMIZE_BINARY, capa_src.LAB_BASE, source, "src-kust",
+    source = {"path": step4_kustomize.KUST_PATH, "kustomize": {"images": entries}}
+    rendered = repo_server.kustomize_build(repo_server.KUSTOMIZE_BINARY, step4_kustomize.LAB_BASE, source, "src-kust",
                                            "src-kust", "0" * 40)
     assert images(rendered.objects[0]) == [image]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from ansible.module_utils.labgrader.facts import replicas_owner, tracking_id, unix
-from ansible.module_utils.labgrader.labs import capa_src
+from ansible.module_utils.labgrader.labs.capa_src import step5_waves, step7_ignore
 
 from tests.conftest import REPO_ROOT
 from tests.grader.conftest import judge
@@ -23,7 +23,7 @@ def test_kubectl_scale_takes_ownership_of_replicas():
     after = replicas_owner(recorded("t7-deployment-prod-api-after-scale.json"))
     assert (before["manager"], before.get("subresource")) == ("argocd-controller", None)
     assert (after["manager"], after["subresource"], after["operation"]) == ("kubectl", "scale", "Update")
-    assert after["manager"] in capa_src.SCALE_MANAGERS
+    assert after["manager"] in step7_ignore.SCALE_MANAGERS
 
 
 def test_tracking_annotation_format():
@@ -36,7 +36,7 @@ def test_tracking_annotation_format():
 def test_hook_job_name_is_commit_and_operation_start():
     app = recorded("t4-application-src-waves.json")
     (job,) = recorded("t4-hook-jobs.json")
-    match = capa_src.HOOK_JOB_NAME.match(job["metadata"]["name"])
+    match = step5_waves.HOOK_JOB_NAME.match(job["metadata"]["name"])
     operation = app["status"]["operationState"]
     assert match.group(1) == operation["syncResult"]["revision"][:7]
     assert int(match.group(2)) == unix(operation["startedAt"])
@@ -80,7 +80,7 @@ def test_history_records_the_start_time_that_names_the_hook():
     hooks = [r["name"] for r in app["status"]["operationState"]["syncResult"]["resources"] if r.get("hookType")]
     (job,) = recorded("t4-hook-jobs.json")
     for name in [*hooks, job["metadata"]["name"]]:
-        match = capa_src.HOOK_JOB_NAME.match(name)
+        match = step5_waves.HOOK_JOB_NAME.match(name)
         assert (match.group(1), int(match.group(2))) in started
 
 

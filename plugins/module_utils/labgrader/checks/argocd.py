@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 from ansible.module_utils.labgrader.checks.evidence import blocked, file_problem
 from ansible.module_utils.labgrader.checks.require import require
-from ansible.module_utils.labgrader.facts import dig, json_type
+from ansible.module_utils.labgrader.facts import dig, json_type, parse_time
 from ansible.module_utils.labgrader.i18n import show
 from ansible.module_utils.labgrader.result import failed, passed, pending
 
@@ -98,6 +98,31 @@ def verdict_from_problems(problems, what, hint):
                   found={f: x for f, _, x in problems}, what=what, details=details, hint=hint)
 
 
+def tracking_marks(method, app_name, tracking_id):
+    """{"annotation": tracking id, "label": app name}, the marks Argo CD writes on the objects it
+    manages with tracking `method` (argocd-cm application.resourceTrackingMethod).
+    util/argo/resource_tracking.go SetAppInstance switches on the exact string (util/settings
+    GetTrackingMethod passes argocd-cm's value as is): "label" writes only the label,
+    "annotation+label" both, anything else (also "Label" or " label") only the annotation."""
+    marks = {}
+    if method != "label":
+        marks["annotation"] = tracking_id
+    if method in ("label", "annotation+label"):
+        marks["label"] = app_name
+    return marks
+
+
+def ignore_rule_covers(rule, group, kind, name, namespace, pointer):
+    """An ignoreDifferences rule hides `pointer` of the object (group, kind, namespace/name): its
+    jsonPointers list it, group and kind match, and a name or namespace, when set, is compared
+    exactly (util/argo/normalizers/diff_normalizer.go Normalize). A rule naming another object
+    leaves the field in the diff, and selfHeal syncs it back."""
+    pointers = rule.get("jsonPointers") if isinstance(rule, dict) else None
+    return (isinstance(pointers, list) and pointer in pointers and rule.get("group") == group
+            and rule.get("kind") == kind and rule.get("name") in (None, "", name)
+            and rule.get("namespace") in (None, "", namespace))
+
+
 def live_status(app):
     """(sync, health, operation phase) of a live Application."""
     return (dig(app, "status", "sync", "status"), dig(app, "status", "health", "status"),
@@ -143,6 +168,35 @@ def synced_healthy(app, name):
         return self_heal_pending(app, name, expected, found)
     return failed("app_not_synced_healthy", expected=expected, found=found, name=name, sync=sync,
                   health=health, hint="app_sync_health")
+
+
+ARGOCD_MANAGER = "argocd-controller"  # common.ArgoCDSSAManager: the field manager of Argo CD's applies
+REVISION_HISTORY_LIMIT = 10  # common.RevisionHistoryLimit: status.history keeps the last 10 syncs
+
+
+def operations_started(app):
+    """{(revision, start unix time)} of the syncs Argo CD recorded for an Application: its
+    status.history (deployStartedAt = the operation's startedAt, controller/sync.go
+    persistRevisionHistory) and its current operationState."""
+    entries = dig(app, "status", "history", default=[])
+    entries = entries if isinstance(entries, list) else []
+    started = set()
+    for entry in entries:
+        when = parse_time(dig(entry, "deployStartedAt"))
+        if when is not None:
+            started.add((dig(entry, "revision"), int(when.timestamp())))
+    operation = dig(app, "status", "operationState")
+    when = parse_time(dig(operation, "startedAt"))
+    if when is not None:
+        for revision in (dig(operation, "operation", "sync", "revision"), dig(operation, "syncResult", "revision")):
+            started.add((revision, int(when.timestamp())))
+    return started, len(entries)
+
+
+def history_limit(app):
+    """How many syncs status.history keeps: spec.revisionHistoryLimit, else the default."""
+    limit = dig(app, "spec", "revisionHistoryLimit")
+    return limit if isinstance(limit, int) and not isinstance(limit, bool) else REVISION_HISTORY_LIMIT
 
 
 def live_app(app, name, blocked_by=None, **params):

@@ -10,7 +10,6 @@ import time
 import yaml
 from ansible.module_utils.labgrader.solutions.machine import SolveError
 
-LAB_ID = "capa-src"
 HELM_APP, KUST_APP, WAVES_APP = "src-helm", "src-kust", "src-waves"
 SCALE_WAIT_SECONDS = 41  # the lab text: scale, then wait at least 40 s before checking
 
