@@ -1,7 +1,9 @@
-"""Kubeconfig files a learner writes, and the bearer tokens in them, read without trusting them.
+"""Kubeconfig files a learner writes, and the bearer tokens in them, read without trusting them;
+and what the probes need to know of a kubeconfig before a learner's program runs.
 
-Nothing here returns or prints a token or a key: checks see the server, the CA, the namespace,
-whether a token is present, and the token's unverified JWT claims (iat, exp, sub).
+Nothing here prints a token or a key: checks see the server, the CA, the namespace, whether a
+token is present, and the token's unverified JWT claims (iat, exp, sub). Only `credentials`
+returns secrets, for the probes to withhold every file holding one from the sandbox's copies.
 """
 
 from __future__ import annotations
