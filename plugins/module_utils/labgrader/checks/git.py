@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 
+from ansible.module_utils.labgrader.checks.evidence import evidence
 from ansible.module_utils.labgrader.checks.require import stop_if
-from ansible.module_utils.labgrader.facts import containers, dig
+from ansible.module_utils.labgrader.facts import containers, dig, typed_field
 from ansible.module_utils.labgrader.result import failed, passed
 from ansible.module_utils.labgrader.workspace import parse_yaml_text
 
@@ -32,6 +34,28 @@ def repository_checks(lab, step=1, hint="bare_repo"):
     """The two checks every lab with a repository starts with: bare-repo and clone-origin."""
     lab.check(step, "bare-repo", hint=hint)(bare_repo)
     lab.check(step, "clone-origin", hint=hint)(clone_origin_verdict)
+
+
+def named_commit(state, name, malformed, key="commit", hint=None):
+    """(sha, None) when `key` of the JSON evidence file `name` is the full SHA (40 hex; case and
+    surrounding blanks forgiven) of a commit on bare main, else (None, failing Verdict).
+    `malformed(found)` is the lab's Verdict for a value that is not a full SHA; `hint` goes with
+    a commit that is not on main."""
+    data, problem = evidence(state, name)
+    if problem:
+        return None, problem
+    sha, problem = typed_field(data, key, "string", f"{name} {key}")
+    if problem:
+        return None, problem
+    sha = sha.strip().lower()
+    if not re.fullmatch(r"[0-9a-f]{40}", sha):
+        return None, malformed(data[key])
+    problem = repo_blocked(state)
+    if problem:
+        return None, problem
+    if sha not in state.repo.commits:
+        return None, failed("commit_not_on_main", expected="a commit on bare main", found=sha, hint=hint)
+    return sha, None
 
 
 def yaml_documents(text):

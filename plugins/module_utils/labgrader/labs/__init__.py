@@ -1,6 +1,7 @@
 """The labs this grader knows: one object per lab, listed here with plain imports so that
-AnsiballZ ships them with the module (no importlib lookups). Adding a lab: one file in this
-folder and one line below (docs/adding-a-lab.md)."""
+AnsiballZ ships them with the module (no importlib lookups). Adding a lab: its package in this
+folder (labs/<id>/, whose `lab` is the Lab object, carrying its solution) and one line below
+(docs/adding-a-lab.md)."""
 
 from ansible.module_utils.labgrader import i18n
 from ansible.module_utils.labgrader.labs import capa_src, cgoa_ci

@@ -4,9 +4,7 @@ three Applications the learner writes and applies (ApplicationTwin)."""
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.checks.argocd import (
-    ApplicationTwin,
-)
+from ansible.module_utils.labgrader.checks.argocd import ApplicationTwin
 from ansible.module_utils.labgrader.collect import Reads, Repo
 from ansible.module_utils.labgrader.grading import Lab, Owned
 from ansible.module_utils.labgrader.labs.capa_src import solution
@@ -55,7 +53,6 @@ def cluster_reads(site):
         "waves_configmaps": configmaps("src-waves"),
         "waves_jobs": ("/apis/batch/v1/namespaces/src-waves/jobs", None),
     }
-
 
 
 lab = Lab(

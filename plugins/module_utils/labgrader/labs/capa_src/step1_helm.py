@@ -13,19 +13,8 @@ from ansible.module_utils.labgrader.checks.argocd import (
     tracking_marks,
     verdict_from_problems,
 )
-from ansible.module_utils.labgrader.checks.evidence import (
-    blocked,
-    evidence,
-    evidence_field,
-    same_value,
-)
-from ansible.module_utils.labgrader.checks.git import (
-    images,
-    object_verdict,
-    repo_blocked,
-    repo_url,
-    repository_checks,
-)
+from ansible.module_utils.labgrader.checks.evidence import blocked, evidence, evidence_field, same_value
+from ansible.module_utils.labgrader.checks.git import images, object_verdict, repo_blocked, repo_url, repository_checks
 from ansible.module_utils.labgrader.checks.helm import chart_name, template_path
 from ansible.module_utils.labgrader.checks.repo_server import helm_template, resolve_value_files
 from ansible.module_utils.labgrader.checks.require import require, stop_if
@@ -39,11 +28,7 @@ from ansible.module_utils.labgrader.facts import (
     tracking_id,
 )
 from ansible.module_utils.labgrader.i18n import show
-from ansible.module_utils.labgrader.labs.capa_src.definition import (
-    HELM,
-    HELM_APP,
-    lab,
-)
+from ansible.module_utils.labgrader.labs.capa_src.definition import HELM, HELM_APP, lab
 from ansible.module_utils.labgrader.result import errored, failed, passed
 from ansible.module_utils.labgrader.workspace import parse_yaml_text
 
@@ -51,9 +36,6 @@ from ansible.module_utils.labgrader.workspace import parse_yaml_text
 def repo_tree(state):
     """bare main's files, or {} when the repository cannot be read (other checks say why)."""
     return state.repo.tree if state.repo.ok else {}
-
-
-# ---------------------------------------------------------------- step 1
 
 
 repository_checks(lab)

@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import posixpath
 
-from ansible.module_utils.labgrader.checks.argocd import (
-    spec_problems,
-    verdict_from_problems,
-)
+from ansible.module_utils.labgrader.checks.argocd import spec_problems, verdict_from_problems
 from ansible.module_utils.labgrader.checks.git import (
     find_object,
     images,
@@ -27,23 +24,13 @@ from ansible.module_utils.labgrader.checks.kustomize import (
 )
 from ansible.module_utils.labgrader.checks.repo_server import kustomize_build
 from ansible.module_utils.labgrader.checks.require import require, stop_if
-from ansible.module_utils.labgrader.facts import (
-    dig,
-)
-from ansible.module_utils.labgrader.labs.capa_src.definition import (
-    KUST,
-    KUST_APP,
-    lab,
-)
+from ansible.module_utils.labgrader.facts import dig
+from ansible.module_utils.labgrader.labs.capa_src.definition import KUST, KUST_APP, lab
 from ansible.module_utils.labgrader.result import errored, failed, passed, pending
 
 
 def str_list(value):
     return [v.rstrip("/") for v in value if isinstance(v, str)] if isinstance(value, list) else []
-
-
-
-# ---------------------------------------------------------------- step 4
 
 
 @lab.check(4, "kust-base", hint="kustomize_layout")

@@ -4,16 +4,8 @@ from __future__ import annotations
 
 import re
 
-from ansible.module_utils.labgrader.checks.argocd import (
-    history_limit,
-    operations_started,
-    spec_judge,
-    spec_problems,
-)
-from ansible.module_utils.labgrader.checks.evidence import (
-    evidence,
-    evidence_field,
-)
+from ansible.module_utils.labgrader.checks.argocd import history_limit, operations_started, spec_judge, spec_problems
+from ansible.module_utils.labgrader.checks.evidence import evidence, evidence_field
 from ansible.module_utils.labgrader.checks.git import (
     find_object,
     images,
@@ -33,23 +25,11 @@ from ansible.module_utils.labgrader.checks.waves_hooks import (
     hook_types,
     wave_of,
 )
-from ansible.module_utils.labgrader.facts import (
-    command_line,
-    condition,
-    containers,
-    dig,
-    parse_time,
-    typed_field,
-)
-from ansible.module_utils.labgrader.labs.capa_src.definition import (
-    WAVES,
-    WAVES_APP,
-    lab,
-)
+from ansible.module_utils.labgrader.facts import command_line, condition, containers, dig, parse_time, typed_field
+from ansible.module_utils.labgrader.labs.capa_src.definition import WAVES, WAVES_APP, lab
 from ansible.module_utils.labgrader.result import failed, passed
 from ansible.module_utils.labgrader.workspace import parse_yaml_text
 
-# ---------------------------------------------------------------- step 5
 
 def as_argo_cd_reads(effective, expected, written):
     """What Argo CD reads when it is what the lab asks for, else what the learner wrote (or what

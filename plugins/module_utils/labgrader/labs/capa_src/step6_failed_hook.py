@@ -3,37 +3,12 @@ until it synced the fix."""
 
 from __future__ import annotations
 
-import re
-
-from ansible.module_utils.labgrader.checks.argocd import (
-    Operation,
-    Progress,
-    live_status,
-    operations_started,
-)
-from ansible.module_utils.labgrader.checks.evidence import (
-    blocked,
-    evidence,
-    evidence_field,
-    same_value,
-)
-from ansible.module_utils.labgrader.checks.git import (
-    repo_blocked,
-    yaml_documents,
-)
+from ansible.module_utils.labgrader.checks.argocd import Operation, Progress, live_status, operations_started
+from ansible.module_utils.labgrader.checks.evidence import blocked, evidence_field, same_value
+from ansible.module_utils.labgrader.checks.git import named_commit, repo_blocked, yaml_documents
 from ansible.module_utils.labgrader.checks.require import require, stop_if
-from ansible.module_utils.labgrader.facts import (
-    command_line,
-    condition,
-    containers,
-    dig,
-    typed_field,
-)
-from ansible.module_utils.labgrader.labs.capa_src.definition import (
-    WAVES,
-    WAVES_APP,
-    lab,
-)
+from ansible.module_utils.labgrader.facts import command_line, condition, containers, dig
+from ansible.module_utils.labgrader.labs.capa_src.definition import WAVES, WAVES_APP, lab
 from ansible.module_utils.labgrader.result import failed, passed, pending
 
 
@@ -52,27 +27,11 @@ def migrate_command(text):
     return None
 
 
-
-# ---------------------------------------------------------------- step 6
-
-
 def failed_commit(state):
-    """(commit sha, None) for the commit named in failed-hook.json, else (None, Verdict)."""
-    data, problem = evidence(state, "failed-hook.json")
-    if problem:
-        return None, problem
-    sha, problem = typed_field(data, "commit", "string", "failed-hook.json commit")
-    if problem:
-        return None, problem
-    sha = sha.strip().lower()
-    if not re.fullmatch(r"[0-9a-f]{40}", sha):
-        return None, failed("not_full_sha", expected="40 hex characters", found=data["commit"])
-    problem = repo_blocked(state)
-    if problem:
-        return None, problem
-    if sha not in state.repo.commits:
-        return None, failed("commit_not_on_main", expected="a commit on bare main", found=sha)
-    return sha, None
+    """(commit sha, None) for the commit named in failed-hook.json, else (None, Verdict). A pair,
+    not require(): operation_progress reads it without ending its check."""
+    return named_commit(state, "failed-hook.json", lambda found: failed(
+        "not_full_sha", expected="40 hex characters", found=found))
 
 
 def parent_of(state, sha):

@@ -9,26 +9,12 @@ from ansible.module_utils.labgrader.checks.argocd import (
     sync_options,
     verdict_from_problems,
 )
-from ansible.module_utils.labgrader.checks.evidence import (
-    blocked,
-    evidence_field,
-    evidence_fields,
-    same_value,
-)
+from ansible.module_utils.labgrader.checks.evidence import blocked, evidence_field, evidence_fields, same_value
 from ansible.module_utils.labgrader.checks.require import require
-from ansible.module_utils.labgrader.facts import (
-    dig,
-    replicas_owner,
-)
-from ansible.module_utils.labgrader.labs.capa_src.definition import (
-    KUST,
-    KUST_APP,
-    lab,
-)
+from ansible.module_utils.labgrader.facts import dig, replicas_owner
+from ansible.module_utils.labgrader.labs.capa_src.definition import KUST, KUST_APP, lab
 from ansible.module_utils.labgrader.labs.capa_src.step4_kustomize import image_problems
 from ansible.module_utils.labgrader.result import failed, passed
-
-# ---------------------------------------------------------------- step 7
 
 IGNORE_RULE = {"group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/replicas"]}
 
