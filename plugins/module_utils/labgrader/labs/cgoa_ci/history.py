@@ -4,12 +4,10 @@ and the commits that broke it."""
 from __future__ import annotations
 
 import functools
-import re
 
-from ansible.module_utils.labgrader.checks.evidence import evidence
-from ansible.module_utils.labgrader.checks.git import find_object, repo_blocked, yaml_documents
-from ansible.module_utils.labgrader.checks.require import require, stop_if
-from ansible.module_utils.labgrader.facts import dig, typed_field
+from ansible.module_utils.labgrader.checks.git import find_object, named_commit, yaml_documents
+from ansible.module_utils.labgrader.checks.require import require
+from ansible.module_utils.labgrader.facts import dig
 from ansible.module_utils.labgrader.labs.cgoa_ci.spec import WEB_YAML
 from ansible.module_utils.labgrader.result import failed
 
@@ -39,12 +37,10 @@ def history_broken(state):
 
 def broken_commit(state):
     """broken.json's commit when it is on bare main, or the check ends with why not."""
-    data = require(evidence(state, "broken.json"))
-    sha = require(typed_field(data, "commit", "string", "broken.json commit")).strip().lower()
-    if not re.fullmatch(r"[0-9a-f]{40}", sha):
-        stop_if(failed("value_mismatch", expected="40 hex characters", found=data["commit"], what="broken.json commit",
-                       hint="ci_broken"))
-    stop_if(repo_blocked(state))
-    if sha not in state.repo.commits:
-        stop_if(failed("commit_not_on_main", expected="a commit on bare main", found=sha, hint="ci_revert"))
-    return sha
+    return require(named_commit(state, "broken.json", malformed_commit, hint="ci_revert"))
+
+
+def malformed_commit(found):
+    """broken.json commit is not a full SHA."""
+    return failed("value_mismatch", expected="40 hex characters", found=found, what="broken.json commit",
+                  hint="ci_broken")
