@@ -1,5 +1,5 @@
-"""limits.py on its own: the bounded reader, the capped parsers, bound(), the scrubber and the
-bounded subprocess runner that git and the learner-script probes share."""
+"""limits.py, redaction.py and bounded_run.py on their own: the bounded reader, the capped parsers,
+bound(), the scrubber and the bounded subprocess runner that git and the learner-script probes share."""
 
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ import subprocess
 import time
 
 import pytest
-from ansible.module_utils.labgrader import limits
-from ansible.module_utils.labgrader.limits import Refused, bound, load_json, load_yaml, read_regular, run_bounded, scrub
+from ansible.module_utils.labgrader import limits, redaction
+from ansible.module_utils.labgrader.bounded_run import run_bounded
+from ansible.module_utils.labgrader.limits import Refused, bound, load_json, load_yaml, read_regular
+from ansible.module_utils.labgrader.redaction import scrub
 
 
 def refused(function, *args):
@@ -122,7 +124,7 @@ def test_bound_keeps_ordinary_values_unchanged():
 
 
 def test_scrub_removes_registered_secrets_in_any_form():
-    limits.register_secret("s3cr3t-token-value\n")
+    redaction.register_secret("s3cr3t-token-value\n")
     message = "Invalid header value b'Bearer s3cr3t-token-value\\n' for s3cr3t-token-value"
     # the escaped newline after the token stays: it is what the message is about, and no secret
     assert scrub(message) == "Invalid header value b'Bearer <redacted>\\n' for <redacted>"
@@ -135,8 +137,8 @@ def test_scrub_removes_any_bearer_value_and_extra_secrets():
 
 
 def test_scrub_value_walks_structures():
-    limits.register_secret("another-secret-42")
-    assert limits.scrub_value({"another-secret-42": ["x another-secret-42"], "n": 1}) == {
+    redaction.register_secret("another-secret-42")
+    assert redaction.scrub_value({"another-secret-42": ["x another-secret-42"], "n": 1}) == {
         "<redacted>": ["x <redacted>"], "n": 1}
 
 
@@ -224,6 +226,6 @@ def test_yaml_values_are_what_kubernetes_sees():
 
 
 def test_registering_a_header_value_does_not_redact_its_words():
-    limits.register_secret("Bearer header-token-77\n")
+    redaction.register_secret("Bearer header-token-77\n")
     assert scrub("a header starts with the word Bearer") == "a header starts with the word Bearer"
     assert scrub("b'Bearer header-token-77\\n'") == "b'<redacted>\\n'"  # its repr() form

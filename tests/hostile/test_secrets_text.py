@@ -22,14 +22,14 @@ import xml.etree.ElementTree as ET
 
 import pytest
 import yaml
-from ansible.module_utils.labgrader import grading, kubestate, limits
+from ansible.module_utils.labgrader import grading, kubestate, redaction
 from ansible.module_utils.labgrader.printable import printable
 from ansible.module_utils.labgrader.report import build
 from ansible.module_utils.labgrader.result import failed, passed
 
 from tests.conftest import load_plugin
 
-REDACTED = limits.REDACTED
+REDACTED = redaction.REDACTED
 _random = random.Random(16)
 
 
@@ -109,19 +109,19 @@ FOLDED = {
 
 @pytest.mark.parametrize("shape", FOLDED)
 def test_a_folded_token_is_redacted_whole(shape):
-    assert limits.scrub(f"out: {FOLDED[shape]} (exit 0)") == f"out: {REDACTED} (exit 0)"
+    assert redaction.scrub(f"out: {FOLDED[shape]} (exit 0)") == f"out: {REDACTED} (exit 0)"
 
 
 def test_a_token_printed_in_three_pieces_is_cut_in_each_message():
     third = len(TOKEN) // 3
     pieces = [TOKEN[:third], TOKEN[third:2 * third], TOKEN[2 * third:]]
-    assert [limits.scrub(f"part {n}: {piece}!") for n, piece in enumerate(pieces, 1)] == [
+    assert [redaction.scrub(f"part {n}: {piece}!") for n, piece in enumerate(pieces, 1)] == [
         f"part {n}: {REDACTED}!" for n in (1, 2, 3)]
 
 
 def test_any_piece_of_16_characters_is_cut_and_a_shorter_one_is_not():
-    assert limits.scrub(f"piece {TOKEN[100:116]} end") == f"piece {REDACTED} end"
-    assert limits.scrub(f"piece {TOKEN[100:115]} end") == f"piece {TOKEN[100:115]} end"
+    assert redaction.scrub(f"piece {TOKEN[100:116]} end") == f"piece {REDACTED} end"
+    assert redaction.scrub(f"piece {TOKEN[100:115]} end") == f"piece {TOKEN[100:115]} end"
 
 
 ENCODED = {
@@ -142,27 +142,27 @@ ENCODED = {
 
 @pytest.mark.parametrize("shape", ENCODED)
 def test_an_encoded_token_is_redacted(shape):
-    assert limits.scrub(f"out: {ENCODED[shape]} (exit 0)") == f"out: {REDACTED} (exit 0)"
+    assert redaction.scrub(f"out: {ENCODED[shape]} (exit 0)") == f"out: {REDACTED} (exit 0)"
 
 
 def test_the_client_key_is_redacted_as_registered_and_as_the_key_it_decodes_to():
     body_lines = CLIENT_KEY.splitlines()[1:-1]
-    assert limits.scrub(f"data: {CLIENT_KEY_DATA}") == f"data: {REDACTED}"
+    assert redaction.scrub(f"data: {CLIENT_KEY_DATA}") == f"data: {REDACTED}"
     # the key's body alone (no BEGIN line for the shape to find), in two messages
-    assert limits.scrub("\n".join(body_lines[:2])) == REDACTED
-    assert limits.scrub("key ends " + "".join(body_lines[2:])) == f"key ends {REDACTED}"
+    assert redaction.scrub("\n".join(body_lines[:2])) == REDACTED
+    assert redaction.scrub("key ends " + "".join(body_lines[2:])) == f"key ends {REDACTED}"
 
 
 def test_an_unregistered_private_key_is_redacted_whole():
-    assert limits.scrub(f"$ cat client-admin.key\n{ADMIN_KEY}$ exit 1") == f"$ cat client-admin.key\n{REDACTED}\n$ exit 1"
+    assert redaction.scrub(f"$ cat client-admin.key\n{ADMIN_KEY}$ exit 1") == f"$ cat client-admin.key\n{REDACTED}\n$ exit 1"
     cut = ADMIN_KEY[:150]  # the tail of the output cut in the middle of the key
-    assert limits.scrub(f"head: {cut}") == f"head: {REDACTED}"
+    assert redaction.scrub(f"head: {cut}") == f"head: {REDACTED}"
     rsa = _pem("RSA PRIVATE KEY", 300).replace("\n", "\\n")  # as a repr()'d exception shows it
-    assert limits.scrub(f"ValueError('{rsa}')") == f"ValueError('{REDACTED}\\n')"
+    assert redaction.scrub(f"ValueError('{rsa}')") == f"ValueError('{REDACTED}\\n')"
 
 
 def test_an_unregistered_jwt_is_redacted():
-    assert limits.scrub(f"--token={OTHER_JWT} denied") == f"--token={REDACTED} denied"
+    assert redaction.scrub(f"--token={OTHER_JWT} denied") == f"--token={REDACTED} denied"
 
 
 @pytest.mark.parametrize(("text", "scrubbed"), [
@@ -175,7 +175,7 @@ def test_an_unregistered_jwt_is_redacted():
     ("see http://host/a?user=x:y@z", "see http://host/a?user=x:y@z"),
 ])
 def test_a_password_in_a_url_is_redacted(text, scrubbed):
-    assert limits.scrub(text) == scrubbed
+    assert redaction.scrub(text) == scrubbed
 
 
 @pytest.mark.parametrize("text", [
@@ -188,12 +188,12 @@ def test_a_password_in_a_url_is_redacted(text, scrubbed):
     "precedence.json の replicas: 期待値 3、実際の値 2 — internationalization-localization",
 ])
 def test_ordinary_text_stays_as_it_is(text):
-    assert limits.scrub(text) == text
+    assert redaction.scrub(text) == text
 
 
 def test_scrub_of_a_typical_message_takes_well_under_a_millisecond():
     for n in range(4):  # with the grader's token and client key: about 5 registered secrets
-        limits.register_secret(f"secret-{n}-" + _b64url(48))
+        redaction.register_secret(f"secret-{n}-" + _b64url(48))
     message = ("validate.sh exited with code 1: error: deployment.yaml: line 12: unknown field "
                "spec.replica; the image is registry.lab.example/app:1.28.3-alpine in namespace "
                "src-helm-dev; see https://kubernetes.io/docs/concepts/workloads/ for the fields of a "
@@ -201,7 +201,7 @@ def test_scrub_of_a_typical_message_takes_well_under_a_millisecond():
     timings = []
     for _ in range(300):
         started = time.perf_counter()
-        limits.scrub(message)
+        redaction.scrub(message)
         timings.append(time.perf_counter() - started)
     median = statistics.median(timings)
     print(f"scrub of a 300-character message: median {median * 1e6:.0f} µs")
@@ -217,7 +217,7 @@ def test_scrub_of_a_typical_message_takes_well_under_a_millisecond():
 ], ids=["jwt starts", "scheme starts", "at signs", "key headers", "folded tokens"])
 def test_a_hostile_text_of_4096_characters_is_scrubbed_in_milliseconds(text):
     started = time.perf_counter()
-    limits.scrub(text[:4096])
+    redaction.scrub(text[:4096])
     assert time.perf_counter() - started < 0.05
 
 

@@ -23,7 +23,8 @@ from ansible.module_utils.labgrader.kubestate import (
     collect_cluster,
     load_kubeconfig,
 )
-from ansible.module_utils.labgrader.limits import Refused, read_regular, scrub
+from ansible.module_utils.labgrader.limits import Refused, read_regular
+from ansible.module_utils.labgrader.redaction import scrub
 from ansible.module_utils.labgrader.workspace import FileRead, read_json, read_text, read_yaml_documents
 
 GITD_PORT = 9418  # the learners' URLs name it; gitd listens there on every VM

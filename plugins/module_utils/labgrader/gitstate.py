@@ -8,7 +8,7 @@ git would read (HEAD, config, packed-refs, refs, commondir, objects/info/alterna
 - git runs against a private temp GIT_DIR of ours (our HEAD and config, no refs) whose
   objects/ holds symlinks to the learner's loose-object directories and pack/ only: the learner's
   objects/info (alternates, http-alternates, commit-graph) and config are never seen;
-- every git process runs under limits.run_bounded: a wall-clock timeout, RLIMIT_AS, output caps
+- every git process runs under bounded_run.run_bounded: a wall-clock timeout, RLIMIT_AS, output caps
   and a process-group kill, so a FIFO or a giant object among the objects is a timeout or a
   refusal, not a hang.
 
@@ -33,7 +33,8 @@ try:
 except ImportError:  # reported by the health gate
     git = None
 
-from ansible.module_utils.labgrader.limits import Refused, file_kind, read_regular, run_bounded
+from ansible.module_utils.labgrader.bounded_run import run_bounded
+from ansible.module_utils.labgrader.limits import Refused, file_kind, read_regular
 from ansible.module_utils.labgrader.workspace import read_text
 
 # Item 8 of issue 10: a history is read completely or the repo is refused; never silently cut.

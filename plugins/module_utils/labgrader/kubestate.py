@@ -8,7 +8,7 @@ The kubeconfig is the grader's own environment (provisioned with a token), so a 
 it is an ERROR; it is still read defensively (docs/hostile-input.md): bounded, exec and
 auth-provider plugins refused (they would run a command), files it names checked with the
 bounded reader first (a FIFO as tokenFile must not hang), and every token registered with
-limits.scrub so that no message carries it. The common grader kubeconfig (a server, its CA or
+redaction.scrub so that no message carries it. The common grader kubeconfig (a server, its CA or
 insecure-skip-tls-verify, a bearer token) is read directly; any other shape goes to the
 kubernetes package's loader, imported only then (the import costs about 0.2 CPU-s on every VM
 graded, docs/performance.md). The requests themselves go through http.client so that one
@@ -43,7 +43,8 @@ import threading
 import time
 from urllib.parse import urlencode, urlsplit
 
-from ansible.module_utils.labgrader.limits import Refused, depth, load_yaml, read_regular, register_secret, scrub
+from ansible.module_utils.labgrader.limits import Refused, depth, load_yaml, read_regular
+from ansible.module_utils.labgrader.redaction import register_secret, scrub
 
 DEFAULT_TIMEOUT = 10.0
 MAX_KUBECONFIG_BYTES = 1024 * 1024

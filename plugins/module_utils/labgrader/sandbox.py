@@ -20,7 +20,7 @@ by construction:
   when the run ends or its deadline passes.
 
 Nothing here is shaped like a probe: the paths are the learner's own, the environment is a
-root login's, and the names the lab gives its inputs are its business (labs/cgoa_ci.py).
+root login's, and the names the lab gives its inputs are its business (labs/cgoa_ci/probe_cases.py).
 
 Only util-linux (unshare, nsenter, setpriv, mount, pivot_root) and /bin/sh are used, all in the
 base image of the VMs; the grader runs as root (it must read the learner's /root).
@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 
-from ansible.module_utils.labgrader.limits import run_bounded
+from ansible.module_utils.labgrader.bounded_run import run_bounded
 
 SANDBOX_UID = 65534  # nobody: owns nothing a grader or a learner needs
 MEMORY_BYTES = 1024 * 1024 * 1024  # every process of one run together, tmpfs pages included
@@ -395,7 +395,7 @@ class Sandbox:
 
     def run(self, argv, cwd, env, timeout, max_output=OUTPUT_BYTES, layer=None):
         """Run `argv` in a fresh sandbox over the staged trees (and `layer`), with `cwd` (created
-        if missing) and `env` as the program sees them. Returns limits.RunResult; never raises
+        if missing) and `env` as the program sees them. Returns bounded_run.RunResult; never raises
         for what the program does; raises SandboxUnavailable when the sandbox cannot be built."""
         self.make_dirs(cwd)
         if layer:

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 import time
 
-from ansible.module_utils.labgrader.limits import run_bounded, scrub
-from ansible.module_utils.labgrader.sandbox import SandboxUnavailable, TreeRefused
+from ansible.module_utils.labgrader.bounded_run import run_bounded
+from ansible.module_utils.labgrader.redaction import scrub
+from ansible.module_utils.labgrader.sandbox import SandboxUnavailable, TreeRefused, login_env
 
 SCRIPT_TIMEOUT = 30.0
 OUTPUT_BYTES = 256 * 1024
@@ -195,3 +197,16 @@ def commit_files(clone, branch, base, files, message, author, deadline=None):
             os.remove(index)
     git(["update-ref", f"refs/heads/{branch}", commit], cwd=clone, deadline=deadline)
     return commit
+
+
+def probe_env(context):
+    """A root login's environment on the VM; PATH as the grader's (kubectl, git), minus its venv."""
+    path = ":".join(d for d in (os.environ.get("PATH") or "").split(":")
+                    if d and not d.startswith(sys.prefix.rstrip("/") + "/"))
+    return login_env(context.site.workspace_root, path or None)
+
+
+def probe_timeout(context):
+    """Each run gets SCRIPT_TIMEOUT seconds, less when the lab's probe time ends sooner (none
+    once it is over: the run is then not started)."""
+    return max(0.0, min(SCRIPT_TIMEOUT, context.remaining()))

@@ -26,7 +26,7 @@ import posixpath
 import re
 
 import yaml
-from ansible.module_utils.labgrader.limits import scrub
+from ansible.module_utils.labgrader.redaction import scrub
 from ansible.module_utils.labgrader.sandbox import Sandbox, SandboxUnavailable, TreeRefused, login_env, mktemp_name, reachable
 from ansible.module_utils.labgrader.workspace import parse_yaml_text
 

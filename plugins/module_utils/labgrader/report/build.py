@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime
 import os
 
-from ansible.module_utils.labgrader.limits import scrub_value
 from ansible.module_utils.labgrader.printable import printable_value
+from ansible.module_utils.labgrader.redaction import scrub_value
 from ansible.module_utils.labgrader.report.formats import CLASS_FILES, index_html, learner_text, matrix
 from ansible.module_utils.labgrader.report.formats.grades_json import build_grades
 from ansible.module_utils.labgrader.report.history import attach_changes, plan_run

@@ -11,7 +11,6 @@ import os
 import yaml
 from ansible.module_utils.labgrader.solutions.machine import SolveError
 
-LAB_ID = "cgoa-ci"
 APP = "ci-web"
 TOKEN_DURATION = "8h"
 

@@ -1,0 +1,352 @@
+"""cgoa-ci's own step titles, messages and hints (en, ja, ko); the shared ones are in i18n.py."""
+
+from __future__ import annotations
+
+STEP_TITLES = {
+    1: {"en": "Baseline deployed from git", "ja": "Git からデプロイするベースライン", "ko": "Git에서 배포하는 기준 상태"},
+    2: {"en": "Git accepted what Argo CD could not apply", "ja": "Git は受け入れたが Argo CD は適用できなかった",
+        "ko": "Git은 받았지만 Argo CD는 적용하지 못했다"},
+    3: {"en": "A CI identity that cannot write prod", "ja": "本番に書けない CI のアイデンティティ",
+        "ko": "운영에 쓸 수 없는 CI 아이덴티티"},
+    4: {"en": "validate.sh rejects what the API server rejects", "ja": "API サーバーが拒否するものを validate.sh で拒否する",
+        "ko": "API 서버가 거부할 것을 validate.sh가 거부한다"},
+    5: {"en": "The pre-receive gate", "ja": "pre-receive ゲート", "ko": "pre-receive 게이트"},
+    6: {"en": "The same mistake no longer reaches main", "ja": "同じミスはもう main に届かない",
+        "ko": "같은 실수가 더는 main에 닿지 않는다"},
+    7: {"en": "CI writes git, Argo CD deploys", "ja": "CI は Git に書き、Argo CD がデプロイする",
+        "ko": "CI는 Git에 쓰고 Argo CD가 배포한다"},
+    8: {"en": "Who writes where", "ja": "誰がどこに書くか", "ko": "누가 어디에 쓰는가"},
+}
+
+
+MESSAGES = {  # this lab's own; the shared ones are in i18n.py
+    "first_web_commit_ok": ("the first commit adding deploy/web.yaml ({sha}) has the baseline Deployment",
+                            "deploy/web.yaml を追加した最初のコミット({sha})の Deployment は基準どおりです",
+                            "deploy/web.yaml을 추가한 첫 커밋({sha})의 Deployment가 기준과 같습니다"),
+    "first_web_commit_wrong": ("the first commit adding deploy/web.yaml ({sha}) differs: expected {expected}, "
+                               "found {found}",
+                               "deploy/web.yaml を追加した最初のコミット({sha})が基準と違います。期待値は "
+                               "{expected}、実際は {found} です",
+                               "deploy/web.yaml을 추가한 첫 커밋이 기준과 다릅니다({sha}). 기대값은 {expected}, "
+                               "실제 값은 {found}입니다"),
+    "first_web_commit_missing": ("no commit on bare main adds deploy/web.yaml",
+                                 "ベアリポジトリの main に deploy/web.yaml を追加したコミットがありません",
+                                 "베어 저장소의 main에 deploy/web.yaml을 추가한 커밋이 없습니다"),
+    "broken_commit_ok": ("commit {sha} is on bare main and sets replicas to the string \"two\"",
+                         "コミット {sha} はベアリポジトリの main にあり、replicas を文字列 \"two\" にしています",
+                         "{sha} 커밋은 베어 저장소의 main에 있고 replicas를 문자열 \"two\"로 바꿉니다"),
+    "broken_commit_not_string": ("commit {sha}: deploy/web.yaml spec.replicas is {found}, expected the string "
+                                 "\"two\"",
+                                 "コミット {sha}: deploy/web.yaml の spec.replicas は {found} です。文字列 \"two\" "
+                                 "である必要があります",
+                                 "{sha} 커밋: deploy/web.yaml의 spec.replicas 값이 {found}입니다. 문자열 "
+                                 "\"two\"여야 합니다"),
+    "operation_message_ok": ("the recorded message is Argo CD's apply failure: {found}",
+                             "記録したメッセージは Argo CD の適用失敗のメッセージです: {found}",
+                             "기록한 메시지는 Argo CD의 적용 실패 메시지입니다: {found}"),
+    "operation_message_wrong": ("broken.json operation_message {found} is not the message of a failed apply of "
+                                "replicas (status.operationState.message)",
+                                "broken.json の operation_message {found} は、replicas "
+                                "の適用に失敗したときのメッセージ(status.operationState.message)ではありません",
+                                "broken.json의 operation_message 값 {found}: replicas 적용에 실패했을 때의 "
+                                "메시지(status.operationState.message)가 아닙니다"),
+    "revert_ok": ("commit {sha} restores deploy/web.yaml of the broken commit's parent",
+                  "コミット {sha} は、壊れたコミットの親の deploy/web.yaml に戻しています",
+                  "{sha} 커밋이 깨진 커밋의 부모 커밋의 deploy/web.yaml로 되돌립니다"),
+    "revert_missing": ("no commit after {sha} on bare main restores deploy/web.yaml of its parent (use git revert; "
+                       "do not rewrite history)",
+                       "ベアリポジトリの main で、{sha} の後にその親の deploy/web.yaml "
+                       "に戻したコミットがありません(履歴を書き換えず、git revert を使ってください)",
+                       "베어 저장소의 main에서 {sha} 커밋 이후에 그 부모 커밋의 deploy/web.yaml로 되돌린 커밋이 "
+                       "없습니다(이력을 고쳐 쓰지 말고 git revert를 쓰세요)"),
+    "app_at_head": ("Application {name} is Synced and Healthy at bare main's head {sha}",
+                    "Application {name} は、ベアリポジトリの main の最新コミット {sha} で Synced かつ Healthy です",
+                    "{name} Application이 베어 저장소 main의 최신 커밋 {sha}에서 Synced, Healthy 상태입니다"),
+    "app_not_at_head": ("Application {name} is at {found}, expected Synced / Healthy at bare main's head {sha}",
+                        "Application {name} は {found} です。ベアリポジトリの main の最新コミット {sha} で Synced "
+                        "/ Healthy になる必要があります",
+                        "{name} Application의 상태가 {found}입니다. 베어 저장소 main의 최신 커밋 {sha}에서 Synced "
+                        "/ Healthy 상태여야 합니다"),
+    "broken_still_retrying": ("the operation of {name} still retries the broken commit {sha} (phase {phase}); new "
+                              "commits wait until it ends",
+                              "{name} の同期オペレーションが、まだ壊れたコミット {sha} "
+                              "をリトライしています(フェーズ {phase})。このオペレーションが終わるまで、"
+                              "新しいコミットは同期されません",
+                              "{name}의 동기화 오퍼레이션이 아직 깨진 커밋 {sha}의 재시도를 계속하고 있습니다 "
+                              "(페이즈 {phase}). 이 오퍼레이션이 끝날 때까지 새 커밋은 동기화되지 않습니다"),
+    "no_broken_retry": ("no operation of {name} retries the broken commit",
+                        "{name} に、壊れたコミットをリトライするオペレーションはありません",
+                        "{name}에 깨진 커밋을 재시도하는 오퍼레이션이 없습니다"),
+    "rbac_object_ok": ("{what} is as the lab asks",
+                       "{what} は指示どおりです",
+                       "{what}: 지시한 대로입니다"),
+    "rbac_object_missing": ("{what} does not exist",
+                            "{what} がありません",
+                            "{what} 리소스가 없습니다"),
+    "rbac_object_wrong": ("{what}: expected {expected}, found {found}",
+                          "{what}: 期待値は {expected} ですが、実際は {found} です",
+                          "{what}: 기대값은 {expected}, 실제 값은 {found}입니다"),
+    "access_ok": ("the API server answers as expected for ci:validator: {found}",
+                  "ci:validator についての API サーバーの判定は期待どおりです: {found}",
+                  "ci:validator에 대한 API 서버의 판정이 기대한 대로입니다: {found}"),
+    "access_wrong": ("the API server's answers for ci:validator differ (question: expected / answer): {details}",
+                     "ci:validator についての API サーバーの判定が違います(質問: 期待値 / 回答): {details}",
+                     "ci:validator에 대한 API 서버의 판정이 다릅니다 (질문: 기대값 / 응답): {details}"),
+    "kubeconfig_ok": ("{what} is as expected: {found}",
+                      "{what} は期待どおりです: {found}",
+                      "{what}: 기대한 대로입니다 ({found})"),
+    "kubeconfig_wrong": ("{what}: expected {expected}, found {found}",
+                         "{what}: 期待値は {expected} ですが、実際は {found} です",
+                         "{what}: 기대값은 {expected}, 실제 값은 {found}입니다"),
+    "kubeconfig_unreadable": ("{path} cannot be used as a kubeconfig ({problem})",
+                              "{path} は kubeconfig として使えません({problem})",
+                              "{path} 파일을 kubeconfig로 쓸 수 없습니다 ({problem})"),
+    "admin_kubeconfig_unreadable": ("the VM's admin kubeconfig cannot be read: {detail}",
+                                    "VM の管理者用 kubeconfig を読めません: {detail}",
+                                    "VM의 관리자 kubeconfig를 읽을 수 없습니다: {detail}"),
+    "token_user_ok": ("the API server authenticates the token as {found}",
+                      "API サーバーはトークンを {found} として認証しました",
+                      "API 서버가 토큰을 {found} 사용자로 인증했습니다"),
+    "token_user_wrong": ("the API server authenticates the token as {found}, expected {expected}",
+                         "API サーバーはトークンを {found} として認証しました。{expected} である必要があります",
+                         "API 서버가 토큰을 {found} 사용자로 인증했습니다. 기대한 사용자는 {expected}입니다"),
+    "token_rejected": ("the API server does not authenticate the token: {reason}",
+                       "API サーバーはトークンを認証しませんでした: {reason}",
+                       "API 서버가 토큰을 인증하지 않았습니다: {reason}"),
+    # (never "bearer" before a word in a message: the scrubber redacts "Bearer <anything>")
+    "token_missing": ("{path} has no user token in its current context",
+                      "{path} の現在のコンテキストにトークンがありません",
+                      "{path} 파일의 현재 컨텍스트에 토큰이 없습니다"),
+    "token_lifetime_ok": ("the token lives {found} s (8 hours)",
+                          "トークンの有効期間は {found} 秒(8 時間)です",
+                          "토큰의 유효 기간은 {found}초(8시간)입니다"),
+    "token_lifetime_wrong": ("the token lives {found} s (exp - iat), expected {expected} s (8 hours)",
+                             "トークンの有効期間は {found} 秒(exp - iat)です。{expected} 秒(8 "
+                             "時間)である必要があります",
+                             "토큰의 유효 기간이 {found}초(exp - iat)입니다. {expected}초(8시간)여야 합니다"),
+    "token_not_jwt": ("the token is not a JWT with iat and exp",
+                      "トークンは iat と exp を持つ JWT ではありません",
+                      "토큰이 iat와 exp를 가진 JWT가 아닙니다"),
+    "script_ok": ("{path} exists and is executable",
+                  "{path} があり、実行可能です",
+                  "{path} 파일이 있고 실행 가능합니다"),
+    "script_not_executable": ("{path} is not executable (chmod +x)",
+                              "{path} は実行可能ではありません(chmod +x)",
+                              "{path} 파일이 실행 가능하지 않습니다 (chmod +x)"),
+    "script_text_ok": ("{path}: {what}",
+                       "{path} は条件を満たしています: {what}",
+                       "{path} 파일이 조건을 만족합니다: {what}"),
+    "script_text_missing": ("{path} must {what}",
+                            "{path} は次を満たす必要があります: {what}",
+                            "{path} 파일은 다음을 만족해야 합니다: {what}"),
+    "probe_ok": ("{script} {what}: exit code {returncode}",
+                 "{script} は期待どおりに動作しました({what}、終了コード {returncode})",
+                 "{script} 스크립트가 기대한 대로 동작했습니다 ({what}, 종료 코드 {returncode})"),
+    "probe_wrong": ("{script} {what}, but exited with code {returncode}: {output}",
+                    "{script} の終了コードは {returncode} で、期待する動作({what})と違います: {output}",
+                    "{script} 스크립트의 종료 코드 {returncode}: 기대한 동작과 다릅니다({what}). 출력: {output}"),
+    "probe_cut_short": ("{script} was stopped ({reason}) before it could show that it {what}",
+                        "{script} は止められました({reason})。次を確認できませんでした: {what}",
+                        "{script} 스크립트가 중단되었습니다 ({reason}). 다음을 확인하지 못했습니다: {what}"),
+    "broken_not_in_history": ("no commit on bare main sets deploy/web.yaml replicas to the string \"two\" (the "
+                              "broken commit must stay in the history: revert it, do not rewrite it)",
+                              "ベアリポジトリの main に、deploy/web.yaml の replicas を文字列 \"two\" "
+                              "にしたコミットがありません(壊れたコミットは履歴に残し、書き換えずに revert "
+                              "してください)",
+                              "베어 저장소의 main에 deploy/web.yaml의 replicas를 문자열 \"two\"로 바꾼 커밋이 "
+                              "없습니다(깨진 커밋은 이력에 남기고, 고쳐 쓰지 말고 revert하세요)"),
+    "validate_refuses_valid": ("validate.sh does not accept a valid Deployment, so no gate built on it can",
+                               "validate.sh が正しい Deployment を受け入れないため、"
+                               "それを使うゲートも受け入れられません",
+                               "validate.sh가 올바른 Deployment를 받아들이지 않으므로 그것을 쓰는 게이트도 "
+                               "받아들일 수 없습니다"),
+    "broken_commit_unknown": ("broken.json does not name a commit on bare main",
+                              "broken.json がベアリポジトリの main のコミットを指していません",
+                              "broken.json이 베어 저장소 main의 커밋을 가리키지 않습니다"),
+    "validate_accepts_typo": ("validate.sh accepts the misspelled field replica:, so no gate built on it refuses it",
+                              "validate.sh が誤字のフィールド replica: を受け入れるため、"
+                              "それを使うゲートも拒否できません",
+                              "validate.sh가 오타 필드 replica:를 받아들이므로 그것을 쓰는 게이트도 거부할 수 "
+                              "없습니다"),
+    "bump_commit_unknown": ("no commit \"ci: web nginx:1.28-alpine\" on bare main",
+                            "ベアリポジトリの main にコミット「ci: web nginx:1.28-alpine」がありません",
+                            "베어 저장소의 main에 \"ci: web nginx:1.28-alpine\" 커밋이 없습니다"),
+    # What a probe checks, and why a run was cut short: phrases inside the probe messages.
+    "phrase_probe_valid": ("accepts a valid Deployment", "正しい Deployment の受け入れ", "올바른 Deployment 수락"),
+    "phrase_probe_string_replicas": ("rejects replicas: two", "replicas: two の拒否", "replicas: two 거부"),
+    "phrase_probe_unknown_field": ("rejects the misspelled field replica:", "誤字のフィールド replica: の拒否",
+                                 "오타 필드 replica: 거부"),
+    "phrase_probe_mixed": ("rejects a folder with one good and one bad manifest",
+                         "正しいマニフェストと誤ったマニフェストが混ざったフォルダーの拒否",
+                         "올바른 매니페스트와 잘못된 매니페스트가 섞인 폴더 거부"),
+    "phrase_probe_typo_main": ("rejects a push to main with replica:", "replica: を含む main への push の拒否",
+                             "replica: 가 든 main push 거부"),
+    "phrase_probe_valid_main": ("accepts a valid push to main", "main への正しい push の受け入れ",
+                              "main 으로의 올바른 push 수락"),
+    "phrase_probe_delete_main": ("rejects deleting main", "main の削除の拒否", "main 삭제 거부"),
+    "phrase_probe_other_branch": ("accepts a push to another branch", "別のブランチへの push の受け入れ",
+                                "다른 브랜치로의 push 수락"),
+    "phrase_timed_out": ("timed out", "制限時間切れ", "제한 시간 초과"),
+    "phrase_flooded": ("printed too much", "出力過多", "출력 과다"),
+    "phrase_no_reason": ("no reason given", "理由の記載なし", "이유 없음"),
+    "probe_not_run": ("{script} was not run: {reason}",
+                      "{script} は実行されませんでした: {reason}",
+                      "{script} 스크립트가 실행되지 않았습니다: {reason}"),
+    "probe_objects_none": ("no probe object exists in {namespace}: validate.sh created nothing",
+                           "{namespace} にプローブのオブジェクトはありません。validate.sh は何も作成していません",
+                           "{namespace} 네임스페이스에 프로브 오브젝트가 없습니다. validate.sh는 아무것도 만들지 "
+                           "않았습니다"),
+    "probe_objects_created": ("validate.sh really created or changed {found} in {namespace} while it was run "
+                              "(not a dry run)",
+                              "validate.sh は実行中に {namespace} の {found} を実際に作成または変更しました"
+                              "(dry-run ではありません)",
+                              "validate.sh가 실행 중에 {namespace} 네임스페이스의 {found} 리소스를 실제로 만들거나 "
+                              "바꿨습니다(dry-run이 아닙니다)"),
+    "sandbox_unavailable": ("the grader cannot run learner programs on this VM: {detail}",
+                            "この VM では採点側が受講者のプログラムを実行できません: {detail}",
+                            "이 VM에서는 채점기가 수강생의 프로그램을 실행할 수 없습니다: {detail}"),
+    "transcript_ok": ("blocked.txt holds git's rejection of main by the pre-receive hook",
+                      "blocked.txt には、pre-receive フックが main を拒否した git の出力があります",
+                      "blocked.txt에 pre-receive 훅이 main을 거부한 git 출력이 있습니다"),
+    "transcript_incomplete": ("blocked.txt lacks {missing}: save the whole output of the rejected git push",
+                              "blocked.txt に {missing} がありません。拒否された git push "
+                              "の出力全体を保存してください",
+                              "blocked.txt에 다음이 없습니다: {missing}. 거부된 git push의 출력 전체를 저장하세요"),
+    "typo_on_main": ("commits on bare main have a replica: key in deploy/web.yaml: {found}",
+                     "ベアリポジトリの main に、deploy/web.yaml に replica: キーを持つコミットがあります: {found}",
+                     "베어 저장소의 main에 deploy/web.yaml에 replica: 키가 있는 커밋이 있습니다: {found}"),
+    "no_typo_on_main": ("no commit on bare main has a replica: key in deploy/web.yaml",
+                        "ベアリポジトリの main に、replica: キーを持つコミットはありません",
+                        "베어 저장소의 main에 replica: 키가 있는 커밋이 없습니다"),
+    "clone_main_ok": ("the clone's main equals origin/main ({found})",
+                      "クローンの main は origin/main と同じです({found})",
+                      "클론의 main이 origin/main과 같습니다 ({found})"),
+    "clone_main_differs": ("the clone's main differs from origin/main: {found} (git reset --hard origin/main)",
+                           "クローンの main が origin/main と違います: {found}(git reset --hard origin/main)",
+                           "클론의 main이 origin/main과 다릅니다: {found} (git reset --hard origin/main)"),
+    "bump_commit_ok": ("commit {sha} \"ci: web nginx:1.28-alpine\" sets the image to nginx:1.28-alpine",
+                       "コミット {sha}「ci: web nginx:1.28-alpine」はイメージを nginx:1.28-alpine にしています",
+                       "{sha} 커밋(\"ci: web nginx:1.28-alpine\")이 이미지를 nginx:1.28-alpine으로 바꿉니다"),
+    "bump_commit_missing": ("no commit on bare main has the message \"ci: web nginx:1.28-alpine\" and image "
+                            "nginx:1.28-alpine (found: {found})",
+                            "ベアリポジトリの main に、メッセージが「ci: web nginx:1.28-alpine」でイメージが "
+                            "nginx:1.28-alpine のコミットがありません(見つかったもの: {found})",
+                            "베어 저장소의 main에 메시지가 \"ci: web nginx:1.28-alpine\"이고 이미지가 "
+                            "nginx:1.28-alpine인 커밋이 없습니다 (찾은 것: {found})"),
+    "revision_ok": ("Application {name} is Synced and Healthy at {sha} or later",
+                    "Application {name} は {sha} 以降のコミットで Synced かつ Healthy です",
+                    "{name} Application이 {sha} 커밋 이후에서 Synced, Healthy 상태입니다"),
+    "revision_behind": ("Application {name} is at {found}, expected Synced / Healthy at {sha} or a later commit",
+                        "Application {name} は {found} です。{sha} 以降のコミットで Synced / Healthy "
+                        "になる必要があります",
+                        "{name} Application의 상태가 {found}입니다. {sha} 커밋 이후에서 Synced / Healthy 상태여야 "
+                        "합니다"),
+}
+
+HINTS = {
+    "ci_baseline": ("deploy/web.yaml: Deployment web without a namespace, replicas 2, label app: web, one "
+                    "container web with image nginx:1.27-alpine, committed and pushed to main.",
+                    "deploy/web.yaml には、ネームスペースの指定(namespace)なし、replicas 2、ラベル app: web、"
+                    "コンテナ web(イメージ nginx:1.27-alpine)の Deployment web を書き、main に push してください。",
+                    "deploy/web.yaml에 네임스페이스 지정(namespace) 없이 replicas 2, 레이블 app: web, 컨테이너 "
+                    "web(이미지 nginx:1.27-alpine)인 Deployment web을 쓰고 main에 push하세요."),
+    "ci_application": ("Application ci-web: project default, source path deploy at main of the gitd URL, "
+                       "destination namespace ci-web, automated with prune and selfHeal, syncOptions "
+                       "CreateNamespace=true.",
+                       "Application ci-web は、project default、gitd の URL の main の deploy パス、"
+                       "宛先ネームスペース ci-web、自動同期(prune・selfHeal)、syncOptions CreateNamespace=true "
+                       "にしてください。",
+                       "Application ci-web은 project default, gitd URL의 main의 deploy 경로, 대상 네임스페이스 "
+                       "ci-web, 자동 동기화(prune, selfHeal), syncOptions CreateNamespace=true로 하세요."),
+    "ci_broken": ("Record what Argo CD showed about 20 s after the hard refresh: the full commit SHA, "
+                  "status.sync.status, status.operationState.message and the live Deployment's spec.replicas (a "
+                  "number).",
+                  "hard refresh の約 20 秒後に見えた値を記録してください: 完全なコミット SHA、status.sync.status、"
+                  "status.operationState.message、実際の Deployment の spec.replicas(数値)。",
+                  "hard refresh 후 약 20초 뒤에 보인 값을 기록하세요: 전체 커밋 SHA, status.sync.status, "
+                  "status.operationState.message, 실제 Deployment의 spec.replicas(숫자)."),
+    "ci_revert": ("Undo the broken commit with `git revert <sha>` and push: the history keeps the mistake and its "
+                  "fix.",
+                  "`git revert <SHA>` で壊れたコミットを取り消して push してください。"
+                  "履歴にミスと修正の両方が残ります。",
+                  "`git revert <SHA>` 명령으로 깨진 커밋을 취소하고 push하세요. 이력에 실수와 수정이 모두 남습니다."),
+    "ci_terminate": ("While status.operationState.operation.sync.revision is the broken commit and the phase is "
+                     "Running, end it: `argocd app terminate-op ci-web --core` with {workspace}/kubeconfig "
+                     "(namespace {argocd_namespace}).",
+                     "status.operationState.operation.sync.revision が壊れたコミットで、フェーズが Running の間は、"
+                     "{workspace}/kubeconfig(ネームスペース {argocd_namespace})で `argocd app terminate-op ci-web "
+                     "--core` を実行してオペレーションを終わらせてください。",
+                     "status.operationState.operation.sync.revision이 깨진 커밋이고 페이즈가 Running인 동안에는 "
+                     "{workspace}/kubeconfig(네임스페이스 {argocd_namespace}) 파일로 `argocd app terminate-op "
+                     "ci-web --core` 명령을 실행해 오퍼레이션을 끝내세요."),
+    "ci_argocd_kubeconfig": ("`argocd ... --core` reads Argo CD's namespace from the kubeconfig's current context: "
+                             "copy the k3s kubeconfig to {workspace}/kubeconfig and run `kubectl config --kubeconfig "
+                             "{workspace}/kubeconfig set-context --current --namespace={argocd_namespace}`.",
+                             "`argocd ... --core` は、kubeconfig の現在のコンテキストのネームスペースから Argo CD "
+                             "を探します。k3s の kubeconfig を {workspace}/kubeconfig にコピーし、`kubectl config "
+                             "--kubeconfig {workspace}/kubeconfig set-context --current "
+                             "--namespace={argocd_namespace}` を実行してください。",
+                             "`argocd ... --core`는 kubeconfig의 현재 컨텍스트의 네임스페이스에서 Argo CD를 찾습니다. "
+                             "k3s kubeconfig를 {workspace}/kubeconfig로 복사하고 `kubectl config --kubeconfig "
+                             "{workspace}/kubeconfig set-context --current --namespace={argocd_namespace}` 명령을 "
+                             "실행하세요."),
+    "ci_rbac": ("Role dryrun-deployments in ci-dryrun: one rule, apiGroups [apps], resources [deployments], verbs "
+                "get, create, patch; RoleBinding validator-dryrun binds it to ServiceAccount validator in ci. "
+                "Check with `kubectl auth can-i ... --as system:serviceaccount:ci:validator`.",
+                "ci-dryrun の Role dryrun-deployments には、ルールを 1 つだけ書きます(apiGroups [apps]、resources "
+                "[deployments]、verbs get・create・patch)。RoleBinding validator-dryrun で ci の ServiceAccount "
+                "validator に結び付け、`kubectl auth can-i ... --as system:serviceaccount:ci:validator` "
+                "で確かめてください。",
+                "ci-dryrun의 Role dryrun-deployments는 규칙 하나(apiGroups [apps], resources [deployments], verbs "
+                "get, create, patch)입니다. RoleBinding validator-dryrun으로 ci의 ServiceAccount validator에 "
+                "연결하고 `kubectl auth can-i ... --as system:serviceaccount:ci:validator` 명령으로 확인하세요."),
+    "ci_kubeconfig": ("Build it with `kubectl create token validator -n ci --duration=8h` and `kubectl config "
+                      "--kubeconfig <file> set-cluster/set-credentials/set-context`: the k3s server and CA data, "
+                      "namespace ci-dryrun.",
+                      "`kubectl create token validator -n ci --duration=8h` と `kubectl config --kubeconfig "
+                      "<ファイル> set-cluster/set-credentials/set-context` で作成してください。サーバーと CA は "
+                      "k3s のもの、ネームスペースは ci-dryrun です。",
+                      "`kubectl create token validator -n ci --duration=8h` 명령과 `kubectl config --kubeconfig "
+                      "<파일> set-cluster/set-credentials/set-context` 명령으로 만드세요. 서버와 CA는 k3s의 것, "
+                      "네임스페이스는 ci-dryrun입니다."),
+    "ci_validate": ("validate.sh <dir>: `kubectl --kubeconfig {workspace}/ci-kubeconfig -n ci-dryrun apply "
+                    "--dry-run=server -f <dir>`; exit non-zero when any manifest is refused (mind pipes: set -o "
+                    "pipefail).",
+                    "validate.sh <ディレクトリ>: `kubectl --kubeconfig {workspace}/ci-kubeconfig -n ci-dryrun "
+                    "apply --dry-run=server -f <ディレクトリ>`。1 つでも拒否されたら 0 "
+                    "以外で終了してください(パイプには set -o pipefail を使います)。",
+                    "validate.sh <디렉터리>: `kubectl --kubeconfig {workspace}/ci-kubeconfig -n ci-dryrun apply "
+                    "--dry-run=server -f <디렉터리>`. 하나라도 거부되면 0이 아닌 값으로 끝나야 합니다(파이프에는 "
+                    "set -o pipefail을 쓰세요)."),
+    "ci_hook": ("In the hook read `old new ref` lines from stdin; for refs/heads/main extract the NEW commit's "
+                "deploy with `git archive <new> deploy | tar -x -C <tmp>` and run validate.sh on it; a new SHA of "
+                "40 zeros is a delete: refuse it for main; let every other ref through.",
+                "フックは標準入力から `old new ref` の行を読みます。refs/heads/main なら、新しいコミットの deploy "
+                "を `git archive <new> deploy | tar -x -C <一時ディレクトリ>` で取り出して validate.sh "
+                "で検証してください。新しい SHA が 40 桁の 0 なら削除なので、main では拒否します。"
+                "ほかの参照は通してください。",
+                "훅은 표준 입력에서 `old new ref` 줄을 읽습니다. refs/heads/main이면 새 커밋의 deploy를 `git "
+                "archive <new> deploy | tar -x -C <임시 디렉터리>` 명령으로 꺼내 validate.sh로 검증하세요. 새 "
+                "SHA가 0 40개면 삭제이므로 main에서는 거부합니다. 다른 참조는 통과시키세요."),
+    "ci_blocked": ("Save the whole output of the rejected push, e.g. `git push origin main 2>&1 | tee "
+                   "{workspace}/blocked.txt`, then `git reset --hard origin/main`.",
+                   "拒否された push の出力全体を保存してください(例: `git push origin main 2>&1 | tee "
+                   "{workspace}/blocked.txt`)。そのあと `git reset --hard origin/main` を実行します。",
+                   "거부된 push의 출력 전체를 저장하세요(예: `git push origin main 2>&1 | tee "
+                   "{workspace}/blocked.txt`). 그다음 `git reset --hard origin/main` 명령을 실행하세요."),
+    "ci_bump": ("bump.sh <tag>: sync the clone with origin/main, set the image to nginx:<tag>, commit \"ci: web "
+                "nginx:<tag>\" and push; no kubectl: Argo CD deploys what git says.",
+                "bump.sh <タグ>: クローンを origin/main に合わせ、イメージを nginx:<タグ> にして「ci: web "
+                "nginx:<タグ>」でコミットし、push してください。kubectl は使いません。デプロイは Argo CD が Git "
+                "から行います。",
+                "bump.sh <태그>: 클론을 origin/main에 맞추고 이미지를 nginx:<태그>로 바꿔 \"ci: web nginx:<태그>\" "
+                "메시지로 커밋한 뒤 push하세요. kubectl은 쓰지 않습니다. 배포는 Argo CD가 Git에서 합니다."),
+    "ci_report": ("ci_writes git, cd_writes cluster, gate pre-receive; the two booleans come from `kubectl auth "
+                  "can-i` and `git merge-base --is-ancestor`, deployed_revision from status.sync.revision.",
+                  "ci_writes は git、cd_writes は cluster、gate は pre-receive です。2 つの真偽値は `kubectl auth "
+                  "can-i` と `git merge-base --is-ancestor` の結果から、deployed_revision は status.sync.revision "
+                  "から書いてください。",
+                  "ci_writes는 git, cd_writes는 cluster, gate는 pre-receive입니다. 두 불리언은 `kubectl auth "
+                  "can-i`와 `git merge-base --is-ancestor` 결과에서, deployed_revision은 status.sync.revision에서 "
+                  "쓰세요."),
+}

@@ -1,0 +1,28 @@
+"""The learner's scripts as files: there and executable, and saying what the lab asks."""
+
+from __future__ import annotations
+
+import re
+
+from ansible.module_utils.labgrader.checks.evidence import file_problem
+from ansible.module_utils.labgrader.result import failed, passed
+
+
+def script_verdict(state, name, hint):
+    """None when the script exists and is executable, else the failing Verdict."""
+    read = state.files[name]
+    if not read.ok:
+        return file_problem(read, hint=hint)
+    if not read.executable:
+        return failed("script_not_executable", expected="executable", found=None, path=read.path, hint=hint)
+    return None
+
+
+def script_text(state, name, wanted, pattern, hint, forbidden=None):
+    """`wanted` (a description) holds when `pattern` is in the script and `forbidden` is not."""
+    read = state.files[name]
+    if not read.ok:
+        return file_problem(read, hint=hint)
+    ok = re.search(pattern, read.text) is not None and not (forbidden and re.search(forbidden, read.text))
+    key = "script_text_ok" if ok else "script_text_missing"
+    return (passed if ok else failed)(key, expected=wanted, found=None, path=read.path, what=wanted)

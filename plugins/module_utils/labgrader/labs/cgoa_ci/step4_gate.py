@@ -1,0 +1,221 @@
+"""cgoa-ci steps 4 to 6: validate.sh rejects what the API server rejects, the pre-receive gate,
+and the same mistake no longer reaching main (judged from the probes' runs and from git)."""
+
+from __future__ import annotations
+
+import re
+
+from ansible.module_utils.labgrader.checks.argocd import synced_healthy
+from ansible.module_utils.labgrader.checks.evidence import blocked, file_problem
+from ansible.module_utils.labgrader.checks.git import clone_origin_verdict, repo_blocked
+from ansible.module_utils.labgrader.checks.probes import ProbeRun
+from ansible.module_utils.labgrader.checks.require import stop_if
+from ansible.module_utils.labgrader.facts import dig
+from ansible.module_utils.labgrader.grading import OutOfTime
+from ansible.module_utils.labgrader.labs.cgoa_ci.application import APPLICATION
+from ansible.module_utils.labgrader.labs.cgoa_ci.definition import lab
+from ansible.module_utils.labgrader.labs.cgoa_ci.history import web_at
+from ansible.module_utils.labgrader.labs.cgoa_ci.messages import MESSAGES
+from ansible.module_utils.labgrader.labs.cgoa_ci.probe_cases import PROBE_OBJECTS
+from ansible.module_utils.labgrader.labs.cgoa_ci.scripts import script_text, script_verdict
+from ansible.module_utils.labgrader.labs.cgoa_ci.spec import APP, DRYRUN_NS, HOOK
+from ansible.module_utils.labgrader.result import errored, failed, passed
+
+
+@lab.check(4, "validate-script", hint="ci_validate")
+def validate_script(state):
+    return script_verdict(state, "validate.sh", "ci_validate") or passed(
+        "script_ok", path=state.files["validate.sh"].path)
+
+
+@lab.check(4, "validate-names-kubeconfig", hint="ci_validate")
+def validate_names_kubeconfig(state):
+    path = f"{state.workspace}/ci-kubeconfig"
+    return script_text(state, "validate.sh", f"name {path}", re.escape(path), "ci_validate")
+
+
+@lab.check(4, "validate-server-dry-run", hint="ci_validate")
+def validate_server_dry_run(state):
+    # kubectl accepts --dry-run=server and --dry-run server; client dry-run skips the API server's
+    # schema (the seed's common mistake).
+    return script_text(state, "validate.sh", "use --dry-run=server (not client)", r"--dry-run[= ]server\b",
+                       "ci_validate", forbidden=r"--dry-run[= ]client\b")
+
+
+def probe_runs(state, probe, expected, script):
+    """The runs of `probe`, or the check ends with the verdict that stands for every run of it:
+    ERROR when the grader could not build a sandbox, FAIL when the learner's program was not run."""
+    if "error" in state.probes:
+        stop_if(errored("sandbox_unavailable", detail=state.probes["error"]))
+    runs = state.probes[probe]
+    if "not_run" in runs:
+        stop_if(failed("probe_not_run", expected=expected, found=None, script=script, reason=runs["not_run"]))
+    return runs
+
+
+def probe_verdict(state, probe, case, should_succeed, what_key, script, blocked_by=None):
+    """The outcome of one probe run: a script that hangs or floods its output fails whatever it
+    was asked, and so does one that could not start; a run the lab's probe time cut short is
+    the grader's ERROR (OutOfTime). `what_key` names the phrase (in MESSAGES)
+    saying what the run checks."""
+    what = MESSAGES[what_key][0]
+    runs = probe_runs(state, probe, what, script)
+    run = ProbeRun.from_dict(runs[case])
+    if run.out_of_time:
+        raise OutOfTime("phrase_run_script", probes=True, script=script)
+    if run.timed_out or run.truncated:
+        return failed("probe_cut_short", expected=what, found=None, script=script, what_key=what_key,
+                      reason_key="phrase_timed_out" if run.timed_out else "phrase_flooded")
+    if run.returncode is None:
+        return failed("probe_not_run", expected=what, found=None, script=script, reason=run.output)
+    params = {"script": script, "what_key": what_key, "returncode": run.returncode,
+              "output": run.output or "(no output)"}
+    expected = "exit code 0" if should_succeed else "a non-zero exit code"
+    if (run.returncode == 0) is should_succeed:
+        return passed("probe_ok", expected=expected, found=run.returncode, **params)
+    return blocked_by or failed("probe_wrong", expected=expected, found=run.returncode, **params)
+
+
+VALIDATE = "validate.sh"
+
+
+@lab.check(4, "validate-accepts-valid", hint="ci_validate")
+def validate_accepts_valid(state):
+    return probe_verdict(state, "validate", "valid", True, "phrase_probe_valid", VALIDATE)
+
+
+@lab.check(4, "validate-rejects-string-replicas", hint="ci_validate")
+def validate_rejects_string_replicas(state):
+    return probe_verdict(state, "validate", "string-replicas", False, "phrase_probe_string_replicas", VALIDATE)
+
+
+@lab.check(4, "validate-rejects-unknown-field", hint="ci_validate")
+def validate_rejects_unknown_field(state):
+    return probe_verdict(state, "validate", "unknown-field", False, "phrase_probe_unknown_field", VALIDATE)
+
+
+@lab.check(4, "validate-rejects-mixed", hint="ci_validate")
+def validate_rejects_mixed(state):
+    return probe_verdict(state, "validate", "mixed", False, "phrase_probe_mixed",
+                         VALIDATE)
+
+
+def written_since(obj, started):
+    """Whether the API server created or changed `obj` at or after `started` (RFC 3339, UTC,
+    as the API server writes creationTimestamp and managedFields times: they sort as text)."""
+    times = [dig(obj, "metadata", "creationTimestamp")]
+    times += [entry.get("time") for entry in dig(obj, "metadata", "managedFields") or [] if isinstance(entry, dict)]
+    return any(isinstance(value, str) and value >= started for value in times)
+
+
+@lab.check(4, "validate-created-nothing", hint="ci_validate")
+def validate_created_nothing(state):
+    probe_runs(state, "validate", [], VALIDATE)
+    started = state.probes["started"]
+    created = sorted({dig(d, "metadata", "name") for d in state.cluster.items("dryrun_deployments")
+                      if dig(d, "metadata", "name") in PROBE_OBJECTS and written_since(d, started)})
+    if created:
+        return failed("probe_objects_created", expected=[], found=created, namespace=DRYRUN_NS)
+    return passed("probe_objects_none", expected=[], found=[], namespace=DRYRUN_NS)
+
+
+@lab.check(5, "hook-file", hint="ci_hook")
+def hook_file(state):
+    return script_verdict(state, "hooks/pre-receive", "ci_hook") or passed(
+        "script_ok", path=state.files["hooks/pre-receive"].path)
+
+
+def validate_accepts_typo(state):
+    """'blocked by step 4' when validate.sh itself lets replica: through (then a gate built on
+    it cannot refuse it), else None."""
+    if "error" in state.probes:
+        return None  # the hook's own check is the grader's ERROR
+    runs = state.probes["validate"]
+    if "not_run" in runs or ProbeRun.from_dict(runs["unknown-field"]).returncode == 0:
+        return blocked(4, "validate_accepts_typo")
+    return None
+
+
+@lab.check(5, "hook-rejects-typo-on-main", hint="ci_hook")
+def hook_rejects_typo(state):
+    return probe_verdict(state, "hook", "typo-main", False, "phrase_probe_typo_main", HOOK,
+                         blocked_by=validate_accepts_typo(state))
+
+
+def validate_blocks(state):
+    """'blocked by step 4' when validate.sh itself refuses a valid Deployment (then no gate can
+    accept one), else None."""
+    if "error" in state.probes:
+        return None
+    runs = state.probes["validate"]
+    if "not_run" in runs or not ProbeRun.from_dict(runs["valid"]).succeeded:
+        return blocked(4, "validate_refuses_valid")
+    return None
+
+
+@lab.check(5, "hook-accepts-valid-main", hint="ci_hook")
+def hook_accepts_valid(state):
+    return probe_verdict(state, "hook", "valid-main", True, "phrase_probe_valid_main", HOOK,
+                         blocked_by=validate_blocks(state))
+
+
+@lab.check(5, "hook-rejects-delete-main", hint="ci_hook")
+def hook_rejects_delete(state):
+    return probe_verdict(state, "hook", "delete-main", False, "phrase_probe_delete_main", HOOK)
+
+
+@lab.check(5, "hook-accepts-other-branch", hint="ci_hook")
+def hook_accepts_branch(state):
+    return probe_verdict(state, "hook", "typo-branch", True, "phrase_probe_other_branch", HOOK)
+
+
+# ---------------------------------------------------------------- step 6
+
+# git's own lines for a push refused by a pre-receive hook (builtin/send-pack.c, transport.c):
+# " ! [remote rejected] main -> main (pre-receive hook declined)"; the hook's output is relayed
+# as "remote: ..." lines.
+TRANSCRIPT = {"[remote rejected] main": r"\[remote rejected\]\s+main\b", "pre-receive hook declined":
+              r"pre-receive hook declined", "the hook's own output (remote: ...)": r"(?m)^remote: \S"}
+
+
+@lab.check(6, "blocked-transcript", hint="ci_blocked")
+def blocked_transcript(state):
+    read = state.files["blocked.txt"]
+    if not read.ok:
+        return file_problem(read, hint="ci_blocked")
+    missing = [name for name, pattern in TRANSCRIPT.items() if not re.search(pattern, read.text)]
+    if missing:
+        return failed("transcript_incomplete", expected=list(TRANSCRIPT), found=missing, missing=", ".join(missing))
+    return passed("transcript_ok", expected=list(TRANSCRIPT), found=list(TRANSCRIPT))
+
+
+def has_typo(doc):
+    spec = dig(doc, "spec")
+    return isinstance(spec, dict) and "replica" in spec
+
+
+@lab.check(6, "no-typo-on-main", hint="ci_hook")
+def no_typo_on_main(state):
+    stop_if(repo_blocked(state))
+    typos = [sha[:7] for sha in state.repo.order if has_typo(web_at(state, sha))]
+    if typos:
+        return failed("typo_on_main", expected=[], found=typos)
+    return passed("no_typo_on_main", expected=[], found=[])
+
+
+@lab.check(6, "clone-reset", hint="ci_blocked")
+def clone_reset(state):
+    if not state.clone.ok:
+        return clone_origin_verdict(state)
+    refs = state.clone_refs
+    if "error" in refs:
+        return failed("clone_unreadable", path=state.clone.path, detail=refs["error"])
+    found = {"main": refs["refs/heads/main"], "origin/main": refs["refs/remotes/origin/main"]}
+    if found["main"] is None or found["main"] != found["origin/main"]:
+        return failed("clone_main_differs", expected="main == origin/main", found=found)
+    return passed("clone_main_ok", expected="main == origin/main", found=found["main"][:7])
+
+
+@lab.check(6, "live-still-synced", hint="app_sync_health")
+def live_still_synced(state):
+    return synced_healthy(APPLICATION.live(state, 6, blocked_by=1), APP)

@@ -1,0 +1,110 @@
+"""cgoa-ci steps 7 and 8: CI writes git and Argo CD deploys it; who writes where (report.json)."""
+
+from __future__ import annotations
+
+import re
+
+from ansible.module_utils.labgrader.checks.argocd import self_heal_due, self_heal_pending
+from ansible.module_utils.labgrader.checks.evidence import blocked, evidence, evidence_field, report_answer, same_value
+from ansible.module_utils.labgrader.checks.git import images, repo_blocked, wanted_or_first
+from ansible.module_utils.labgrader.checks.require import require, stop_if
+from ansible.module_utils.labgrader.facts import dig
+from ansible.module_utils.labgrader.labs.cgoa_ci.application import APPLICATION, app_at_revision, operation_progress
+from ansible.module_utils.labgrader.labs.cgoa_ci.definition import lab
+from ansible.module_utils.labgrader.labs.cgoa_ci.history import oldest_first, web_at
+from ansible.module_utils.labgrader.labs.cgoa_ci.scripts import script_text, script_verdict
+from ansible.module_utils.labgrader.labs.cgoa_ci.spec import APP, BUMP_IMAGE, BUMP_MESSAGE, PROD_NS
+from ansible.module_utils.labgrader.result import failed, passed, pending
+
+
+@lab.check(7, "bump-script", hint="ci_bump")
+def bump_script(state):
+    stop_if(script_verdict(state, "bump.sh", "ci_bump"))
+    return script_text(state, "bump.sh", "take the tag as $1 and never call kubectl", r"\$\{?1\b", "ci_bump",
+                       forbidden=r"\bkubectl\b")
+
+
+def bump_commit_sha(state):
+    for sha in oldest_first(state):
+        web = web_at(state, sha)
+        if state.repo.commits[sha]["subject"] == BUMP_MESSAGE and BUMP_IMAGE in images(web or {}):
+            return sha
+    return None
+
+
+@lab.check(7, "bump-commit", hint="ci_bump")
+def bump_commit(state):
+    stop_if(repo_blocked(state))
+    sha = bump_commit_sha(state)
+    if sha is None:
+        subjects = [state.repo.commits[s]["subject"] for s in state.repo.order[:5]]
+        return failed("bump_commit_missing", expected=BUMP_MESSAGE, found=subjects)
+    return passed("bump_commit_ok", expected=BUMP_MESSAGE, found=sha, sha=sha[:7])
+
+
+@lab.check(7, "live-revision", hint="app_sync_health")
+def bump_live_revision(state):
+    app = APPLICATION.live(state, 7, blocked_by=1)
+    stop_if(repo_blocked(state))
+    sha = bump_commit_sha(state)
+    if sha is None:
+        return failed("bump_commit_unknown", expected=BUMP_MESSAGE, found=None, hint="ci_bump")
+    return app_at_revision(state, app, sha, "revision_ok", "revision_behind")
+
+
+@lab.check(7, "live-image", hint="ci_bump")
+def bump_live_image(state):
+    web = state.cluster.get("web")
+    if web is None:
+        return blocked(1, "live_object_missing", what=f"Deployment {PROD_NS}/web")
+    image = wanted_or_first(images(web), BUMP_IMAGE)
+    if image == BUMP_IMAGE:
+        return passed("live_values_ok", expected=BUMP_IMAGE, found=image, what=f"Deployment {PROD_NS}/web image")
+    app = state.cluster.get("app")
+    operation, progress = operation_progress(state, app)
+    if operation.phase == "Running" and not progress.on_failing_revision:
+        return pending("rollout_in_progress", expected=BUMP_IMAGE, found=image, what=f"Deployment {PROD_NS}/web")
+    if self_heal_due(app):
+        return self_heal_pending(app, APP, BUMP_IMAGE, image)
+    return failed("live_values_mismatch", expected=BUMP_IMAGE, found=image, what=f"Deployment {PROD_NS}/web image")
+
+
+# ---------------------------------------------------------------- step 8
+
+
+@lab.check(8, "ci-writes", hint="ci_report")
+def report_ci_writes(state):
+    return report_answer(state, "ci_writes", "string", "git", hint="ci_report")
+
+
+@lab.check(8, "cd-writes", hint="ci_report")
+def report_cd_writes(state):
+    return report_answer(state, "cd_writes", "string", "cluster", hint="ci_report")
+
+
+@lab.check(8, "ci-can-write-prod", hint="ci_report")
+def report_ci_can_write_prod(state):
+    answer = dig(state.cluster.get("sar_patch-prod"), "allowed")
+    return report_answer(state, "ci_can_write_prod", "boolean", answer is True, hint="ci_report")
+
+
+@lab.check(8, "gate", hint="ci_report")
+def report_gate(state):
+    return report_answer(state, "gate", "string", "pre-receive", hint="ci_report")
+
+
+@lab.check(8, "deployed-revision", hint="ci_report")
+def report_deployed_revision(state):
+    app = APPLICATION.live(state, 8, blocked_by=1)
+    return report_answer(state, "deployed_revision", "string", dig(app, "status", "sync", "revision"), hint="ci_report")
+
+
+@lab.check(8, "broken-reached-git", hint="ci_report")
+def report_broken_reached_git(state):
+    value = require(evidence_field(state, "report.json", "broken_reached_git", "boolean"))
+    data, _ = evidence(state, "broken.json")
+    sha = str(dig(data, "commit") or "").strip().lower()
+    if not re.fullmatch(r"[0-9a-f]{40}", sha) or not state.repo.ok:
+        return blocked(2, "broken_commit_unknown")
+    # git merge-base --is-ancestor <broken> main: every commit collected is reachable from main.
+    return same_value(value, sha in state.repo.commits, "report.json broken_reached_git", hint="ci_report")
