@@ -194,6 +194,9 @@ def test_the_installed_lab_command_is_read_only(fake_api, tmp_path):
     vm_root.mkdir()
     assert "failed=0" in install(vm_root, host)
     assert "changed=0" in install(vm_root, host)  # a second provisioning run changes nothing
+    library = vm_root / "opt" / "lab-grader" / "lib"
+    assert (library / "ansible/module_utils/labgrader/labs/capa_src/definition.py").is_file()
+    assert not [path for path in library.rglob("*") if "solution" in path.name]  # no answers on the VM
     server, seen = recording_server(fake_api.root)
     private = tmp_path / "private"
     (private / "home").mkdir(parents=True)

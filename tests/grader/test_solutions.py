@@ -4,14 +4,19 @@ command. The solutions themselves run on the real control plane (tests/controlpl
 
 from __future__ import annotations
 
+import ast
 import os
 import stat
+from pathlib import Path
 
 import pytest
 from ansible.module_utils.labgrader.checks import repo_server
 from ansible.module_utils.labgrader.labs import LABS
+from ansible.module_utils.labgrader.solutions import SOLUTIONS
 from ansible.module_utils.labgrader.solutions.machine import SolveError
 from ansible.module_utils.labgrader.solutions.solve import solve, unfinished
+
+from tests.conftest import REPO_ROOT
 
 
 def params(host, lab="capa-src", until=0, kubectl=("kubectl",)):
@@ -28,8 +33,49 @@ def tree(host):
 
 
 def test_every_lab_has_a_solution_with_one_function_per_step():
+    assert set(SOLUTIONS) == set(LABS)
     for lab_id, lab in LABS.items():
-        assert len(lab.solution) == max(check.step for check in lab.checks), lab_id
+        assert len(SOLUTIONS[lab_id]) == max(check.step for check in lab.checks), lab_id
+
+
+def shipped(module_path):
+    """The labgrader modules AnsiballZ ships with a module: every `ansible.module_utils.labgrader`
+    import statement, at any depth of the syntax tree (as ansible-core's ModuleDepFinder visits
+    them), followed from file to file."""
+    base = REPO_ROOT / "plugins" / "module_utils"
+    seen, todo = set(), [Path(module_path)]
+    while todo:
+        tree = ast.parse(todo.pop().read_text())
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+            for name in names:
+                parts = name.split(".")
+                if parts[:3] != ["ansible", "module_utils", "labgrader"]:
+                    continue
+                for depth in range(3, len(parts) + 1):
+                    path = base.joinpath(*parts[2:depth])
+                    for candidate in (path / "__init__.py", path.with_suffix(".py")):
+                        if candidate.is_file() and candidate not in seen:
+                            seen.add(candidate)
+                            todo.append(candidate)
+    return {str(path.relative_to(base)) for path in seen}
+
+
+@pytest.mark.parametrize("program", ["plugins/modules/lab_grade.py", "plugins/modules/lab_info.py",
+                                     "plugins/module_utils/labgrader/learner_check.py"])
+def test_no_reference_solution_reaches_a_learners_vm(program):
+    modules = shipped(REPO_ROOT / program)
+    assert "labgrader/labs/capa_src/definition.py" in modules  # the walk follows the lab packages
+    assert not [module for module in modules if "solution" in module]
+
+
+def test_the_solve_module_ships_every_solution():
+    modules = shipped(REPO_ROOT / "plugins/modules/lab_solve.py")
+    assert {f"labgrader/labs/{lab_id.replace('-', '_')}/solution.py" for lab_id in LABS} <= modules
 
 
 @pytest.mark.parametrize("world, until, steps", [

@@ -201,16 +201,15 @@ class Owned:
 
 
 class Lab:
-    """One lab: its id, title, step titles, declared reads, messages and checks, what it owns and
-    its reference solution.
+    """One lab: its id, title, step titles, declared reads, messages and checks, and what it owns.
 
     `reads` is a collect.Reads. `messages` and `hints` are {key: (en, ja, ko)}; they join the
-    shared catalogue of i18n when the lab is registered (labs/__init__.py). `solution` is one
-    function per step, called as step(machine, workspace) (solutions/machine.py), run by
-    solutions/solve.py.
+    shared catalogue of i18n when the lab is registered (labs/__init__.py). Its reference solution
+    lives in its package (labs/<id>/solution.py) but not on this object: lab_grade and `lab check`
+    run on the learner's VM and ship what the Lab imports (solutions/__init__.py).
     """
 
-    def __init__(self, lab_id, title, step_titles, reads, messages=None, hints=None, owns=None, solution=()):
+    def __init__(self, lab_id, title, step_titles, reads, messages=None, hints=None, owns=None):
         self.id = lab_id
         self.title = title  # {lang: text}
         self.step_titles = step_titles  # {step: {lang: title}}
@@ -218,7 +217,6 @@ class Lab:
         self.messages = messages or {}
         self.hints = hints or {}
         self.owns = owns or Owned()
-        self.solution = tuple(solution)
         self.checks = []
 
     def check(self, step, name, hint=None):

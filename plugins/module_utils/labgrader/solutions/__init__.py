@@ -1,3 +1,14 @@
-"""Reference solutions: the Machine and Workspace a lab's solution steps act on (machine.py) and
-the one way a lab's solution (`Lab.solution`) is run (solve.py). Each lab's own steps live with
-the lab (labs/<id>/)."""
+"""Reference solutions: each lab's steps (labs/<id>/solution.py), the Machine and Workspace they
+act on (machine.py) and the one way they are run (solve.py).
+
+The solutions are listed here, not on the Lab objects: lab_grade and the learner's `lab check`
+run on the learner's VM, and AnsiballZ ships every module the Lab imports, so a Lab that carried
+its solution would hand each learner the answers with every grading run. Only lab_solve (an
+instructor's playbooks/solve.yml) imports this registry; tests/grader/test_solutions.py proves
+that nothing a learner's VM receives reaches it, and that every lab of LABS has its solution here.
+"""
+
+from ansible.module_utils.labgrader.labs.capa_src import solution as capa_src
+from ansible.module_utils.labgrader.labs.cgoa_ci import solution as cgoa_ci
+
+SOLUTIONS = {"capa-src": capa_src.STEPS, "cgoa-ci": cgoa_ci.STEPS}  # lab id -> one function per step

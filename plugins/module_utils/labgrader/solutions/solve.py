@@ -1,4 +1,4 @@
-"""How a lab's reference solution (`Lab.solution`: one function per step, called with the
+"""How a lab's reference solution (solutions/__init__.py: one function per step, called with the
 Machine and the lab's Workspace of solutions/machine.py) is run: the grader decides what is left
 to do.
 
@@ -15,6 +15,7 @@ import time
 from ansible.module_utils.labgrader.collect import Site, collector
 from ansible.module_utils.labgrader.grading import grade
 from ansible.module_utils.labgrader.labs import LABS
+from ansible.module_utils.labgrader.solutions import SOLUTIONS
 from ansible.module_utils.labgrader.solutions.machine import Machine, SolveError, Workspace
 from ansible.module_utils.labgrader.vocabulary import PASS
 
@@ -34,9 +35,10 @@ def unfinished(result, until):
 def solve(params, check_mode=False):
     """Perform the lab's reference solution on this VM up to step `until`; returns what was done."""
     lab = LABS[params["lab"]]
-    until = params["last_step"] or len(lab.solution)
-    if not 1 <= until <= len(lab.solution):
-        raise SolveError(f"last_step must be between 1 and {len(lab.solution)} for {lab.id}, got {until}")
+    steps = SOLUTIONS[lab.id]
+    until = params["last_step"] or len(steps)
+    if not 1 <= until <= len(steps):
+        raise SolveError(f"last_step must be between 1 and {len(steps)} for {lab.id}, got {until}")
     site = Site(params["argocd_namespace"], params["gitd_namespace"], params["bare_root"], params["workspace_root"],
                 k3s_kubeconfig=params["kubeconfig"], helm_binary=params["helm_binary"],
                 kustomize_binary=params["kustomize_binary"])
@@ -55,7 +57,7 @@ def solve(params, check_mode=False):
         for step in todo:
             began = time.monotonic()
             try:
-                lab.solution[step - 1](machine, workspace)
+                steps[step - 1](machine, workspace)
             except SolveError as exc:
                 raise SolveError(f"{lab.id} step {step}: {exc}") from None
             performed.append({"step": step, "seconds": round(time.monotonic() - began, 1)})

@@ -7,7 +7,6 @@ from __future__ import annotations
 from ansible.module_utils.labgrader.checks.argocd import ApplicationTwin
 from ansible.module_utils.labgrader.collect import Reads, Repo
 from ansible.module_utils.labgrader.grading import Lab, Owned
-from ansible.module_utils.labgrader.labs.capa_src import solution
 from ansible.module_utils.labgrader.labs.capa_src.messages import HINTS, MESSAGES
 
 REPO_NAME = "src"
@@ -66,7 +65,6 @@ lab = Lab(
     MESSAGES,
     HINTS,
     Owned(applications=(HELM_APP, KUST_APP, WAVES_APP), namespaces=(HELM_APP, KUST_APP, WAVES_APP)),
-    solution=solution.STEPS,
 )
 
 

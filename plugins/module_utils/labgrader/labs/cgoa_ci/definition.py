@@ -5,7 +5,6 @@ __init__.py)."""
 from __future__ import annotations
 
 from ansible.module_utils.labgrader.grading import Lab, Owned
-from ansible.module_utils.labgrader.labs.cgoa_ci import solution
 from ansible.module_utils.labgrader.labs.cgoa_ci.messages import HINTS, MESSAGES, STEP_TITLES
 from ansible.module_utils.labgrader.labs.cgoa_ci.reads import READS
 from ansible.module_utils.labgrader.labs.cgoa_ci.spec import APP, CI_NS, DRYRUN_NS, PROD_NS
@@ -19,5 +18,4 @@ lab = Lab(
     MESSAGES,
     HINTS,
     Owned(applications=(APP,), namespaces=(PROD_NS, DRYRUN_NS, CI_NS)),
-    solution=solution.STEPS,
 )
