@@ -1,7 +1,7 @@
 """Where a provisioned learner VM keeps what the labs touch: the defaults of the lab modules'
 options (plugins/doc_fragments/lab_site.py documents them, tests/grader/test_module_docs.py
-holds the two equal), of the Site the checks read and of the recorder. Standard library only:
-the filter plugins read it on the controller."""
+holds the two equal), of the Site the checks read and of the recorder; and the labs a host is
+enrolled in. Standard library only: the filter plugins read it on the controller."""
 
 from __future__ import annotations
 
@@ -34,3 +34,9 @@ CLUSTER_OPTIONS = {
     "kubeconfig": {"type": "path", "default": KUBECONFIG},
     "api_timeout": {"type": "float", "default": API_TIMEOUT},
 }
+
+
+def enrolled(value):
+    """lab_enrolled as a list: a YAML list, or a comma-separated string from -e."""
+    items = value.split(",") if isinstance(value, str) else list(value or [])
+    return [str(item).strip() for item in items if str(item).strip()]
