@@ -31,32 +31,37 @@ import socket
 import stat
 import sys
 import time
-import types
+import types  # labgrader-legacy-import
 from pathlib import Path
 from typing import Any
 
 from . import WorldError
 from .server import ApiError, parse_resource_path, resolve
 
-MODULE_UTILS = Path(__file__).resolve().parents[1] / "plugins" / "module_utils"
+# The collection's Python root: collections/ansible_collections/gitops_lab/grader links to the
+# checkout; record.yml's archive lays the grader's module_utils out under the same path on the VM.
+COLLECTIONS = Path(__file__).resolve().parents[1] / "collections"
+MODULE_UTILS = COLLECTIONS / "ansible_collections/gitops_lab/grader/plugins/module_utils"  # labgrader-legacy-import
 MAX_SIZE_MB = 64  # a too-large file is replayed at its size up to this; the grader only reports its size
 REDACTED_SIGNATURE = "labworld-redacted-signature"
 HEALTH_META = ("name", "namespace", "uid", "creationTimestamp", "generation")
 
 
 def grader():
-    """Import the grader's module_utils as Ansible does (ansible.cfg module_utils); on a VM
-    without Ansible, under a package of our own with the same name."""
-    try:
-        import ansible.module_utils as module_utils
-    except ImportError:
-        package = types.ModuleType("ansible")
-        package.__path__ = []
-        module_utils = types.ModuleType("ansible.module_utils")
-        module_utils.__path__ = []
-        sys.modules.update({"ansible": package, "ansible.module_utils": module_utils})
-    if str(MODULE_UTILS) not in module_utils.__path__:
-        module_utils.__path__.append(str(MODULE_UTILS))
+    """Make the grader's module_utils importable by their collection name, with or without
+    Ansible (on a VM the recorder runs with the grader's Python)."""
+    if str(COLLECTIONS) not in sys.path:
+        sys.path.insert(0, str(COLLECTIONS))
+    try:  # labgrader-legacy-import
+        import ansible.module_utils as module_utils  # labgrader-legacy-import
+    except ImportError:  # labgrader-legacy-import
+        package = types.ModuleType("ansible")  # labgrader-legacy-import
+        package.__path__ = []  # labgrader-legacy-import
+        module_utils = types.ModuleType("ansible.module_utils")  # labgrader-legacy-import
+        module_utils.__path__ = []  # labgrader-legacy-import
+        sys.modules.update({"ansible": package, "ansible.module_utils": module_utils})  # labgrader-legacy-import
+    if str(MODULE_UTILS) not in module_utils.__path__:  # labgrader-legacy-import
+        module_utils.__path__.append(str(MODULE_UTILS))  # labgrader-legacy-import
 
 
 # -- secrets and templates ---------------------------------------------------------------------

@@ -1,17 +1,16 @@
-"""Test-wide setup: make the project's module_utils importable as Ansible does at run time
-(ansible.cfg `module_utils = plugins/module_utils`)."""
+"""Test-wide setup. The grader's module_utils are imported by their collection name,
+ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader (pytest.ini's pythonpath
+puts collections/ first on sys.path)."""
 
 from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
 
-import ansible.module_utils
+import ansible.module_utils  # labgrader-legacy-import
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-_MODULE_UTILS = str(REPO_ROOT / "plugins" / "module_utils")
-if _MODULE_UTILS not in ansible.module_utils.__path__:
-    ansible.module_utils.__path__.append(_MODULE_UTILS)
+ansible.module_utils.__path__.append(str(REPO_ROOT / "plugins" / "module_utils"))  # labgrader-legacy-import
 
 
 def load_plugin(relpath, name):

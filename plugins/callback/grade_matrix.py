@@ -17,7 +17,7 @@ description:
   - Symbols are coloured (PASS green, FAIL red, PENDING yellow, ERROR magenta) when Ansible
     writes in colour; set O(colorize=false) to print the matrix as returned, without colours.
 requirements:
-  - enable in configuration (C(callbacks_enabled = grade_matrix) in ansible.cfg)
+  - enable in configuration (C(callbacks_enabled = gitops_lab.grader.grade_matrix) in ansible.cfg)
 options:
   colorize:
     description: Colour the status symbols when Ansible's output is in colour.
@@ -30,26 +30,11 @@ options:
         key: colorize
 """
 
-import importlib.util  # noqa: E402 (after DOCUMENTATION, as Ansible does)
-from pathlib import Path  # noqa: E402
-
-from ansible.plugins.callback import CallbackBase  # noqa: E402
+from ansible.plugins.callback import CallbackBase  # noqa: E402 (after DOCUMENTATION, as Ansible does)
 from ansible.utils.color import stringc  # noqa: E402
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import vocabulary  # noqa: E402
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.printable import printable  # noqa: E402
 
-
-def _load_labgrader(name):
-    """labgrader/<name>.py, loaded from its file: a controller-side plugin cannot import
-    `ansible.module_utils.labgrader` (only modules get the module_utils path). The relative path
-    plugins/callback -> plugins/module_utils holds in this repository and in a collection."""
-    path = Path(__file__).resolve().parents[1] / "module_utils" / "labgrader" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"labgrader_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-vocabulary = _load_labgrader("vocabulary")
-printable = _load_labgrader("printable").printable
 ACTION = "grade_report"
 # symbol -> colour; the ASCII symbols of grade_report's `ascii` option are left uncoloured
 COLORS = {vocabulary.SYMBOLS[status]: color for status, color in vocabulary.COLORS.items()}

@@ -8,6 +8,8 @@ with the reason (docs/report-format.md)."""
 
 from __future__ import annotations
 
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.site_defaults import DEFAULT_LABS
+
 
 def grade_record(result, host, lang="en"):
     result = result if isinstance(result, dict) else {}
@@ -23,7 +25,7 @@ def grade_record(result, host, lang="en"):
     return record
 
 
-def grade_settings(hostvars, hosts, default_labs=("capa-src",)):
+def grade_settings(hostvars, hosts, default_labs=DEFAULT_LABS):
     """{host: {"labs": lab_enrolled, "lang": lab_lang}} of the run's hosts, for lab_settings."""
     settings = {}
     for host in hosts:

@@ -103,7 +103,7 @@ author:
 
 EXAMPLES = r"""
 - name: CHECK write the class report
-  grade_report:
+  gitops_lab.grader.grade_report:
     # hosts without a grade_record fact are dropped here and reported as ERROR through `hosts`
     records: >-
       {{ ansible_play_hosts_all | map('extract', hostvars)

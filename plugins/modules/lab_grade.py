@@ -24,7 +24,9 @@ description:
 version_added: "1.0.0"
 author: Lab grader team
 extends_documentation_fragment:
-  - lab_site
+  - gitops_lab.grader.lab_site
+  - gitops_lab.grader.lab_site.tools
+  - gitops_lab.grader.lab_site.cluster
 options:
   labs:
     description:
@@ -34,11 +36,6 @@ options:
     type: list
     elements: str
     required: true
-  workspace_root:
-    description: The folder holding the learner's lab workspaces; lab V(capa-src) is graded in
-      C(<workspace_root>/capa-src).
-    type: path
-    default: /root
   lang:
     description: Language of messages and hints.
     type: str
@@ -94,14 +91,14 @@ attributes:
 
 EXAMPLES = r"""
 - name: Grade the enrolled labs
-  lab_grade:
+  gitops_lab.grader.lab_grade:
     labs: [capa-src]
     lang: ja
     kubeconfig: /etc/lab-grader/kubeconfig
   register: grade_result
 
 - name: Grade a learner tree laid out under another root
-  lab_grade:
+  gitops_lab.grader.lab_grade:
     labs: [capa-src]
     workspace_root: /data/learner07/root
     bare_root: /data/learner07/srv/bare

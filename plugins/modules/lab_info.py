@@ -13,19 +13,13 @@ description:
     changes nothing; C(playbooks/reset.yml) uses it to remove one lab's state.
 version_added: "1.0.0"
 author: Lab grader team
+extends_documentation_fragment:
+  - gitops_lab.grader.lab_site
 options:
   lab:
     description: The lab id (an unknown id fails with the known ones and a "did you mean").
     type: str
     required: true
-  workspace_root:
-    description: The folder holding the learner's lab workspaces.
-    type: path
-    default: /root
-  bare_root:
-    description: The folder holding the bare repositories served by gitd.
-    type: path
-    default: /srv/bare
 attributes:
   check_mode:
     support: full
@@ -36,7 +30,7 @@ attributes:
 
 EXAMPLES = r"""
 - name: Where cgoa-ci lives
-  lab_info:
+  gitops_lab.grader.lab_info:
     lab: cgoa-ci
   register: lab
 """
@@ -52,8 +46,18 @@ bare_repo:
   returned: always
   type: str
   sample: /srv/bare/ci.git
+repo_url:
+  description: The URL Argo CD reads the lab's repository from (gitd), or null when the lab has none.
+  returned: always
+  type: str
+  sample: git://gitd.gitsrv.svc.cluster.local:9418/ci.git
+argocd_namespace:
+  description: The namespace of the lab's Applications (O(argocd_namespace)).
+  returned: always
+  type: str
+  sample: argocd
 applications:
-  description: The Argo CD Applications the lab creates (in the Argo CD namespace).
+  description: The Argo CD Applications the lab creates (in RV(argocd_namespace)).
   returned: always
   type: list
   elements: str
@@ -70,23 +74,26 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.labgrader.collect import Site
 from ansible.module_utils.labgrader.labs import LABS
 from ansible.module_utils.labgrader.settings import unknown_lab_message
+from ansible.module_utils.labgrader.site_defaults import SITE_OPTIONS
 
 
 def main():
     module = AnsibleModule(
         argument_spec={
+            **SITE_OPTIONS,
             "lab": {"type": "str", "required": True},
-            "workspace_root": {"type": "path", "default": "/root"},
-            "bare_root": {"type": "path", "default": "/srv/bare"},
         },
         supports_check_mode=True,
     )
     lab = LABS.get(module.params["lab"])
     if lab is None:
         module.fail_json(msg=unknown_lab_message([module.params["lab"]]), changed=False)
-    site = Site(bare_root=module.params["bare_root"], workspace_root=module.params["workspace_root"])
+    site = Site(module.params["argocd_namespace"], module.params["gitd_namespace"], module.params["bare_root"],
+                module.params["workspace_root"])
+    repo = lab.reads.repo
     module.exit_json(changed=False, workspace=site.workspace(lab),
-                     bare_repo=site.bare_path(lab.reads.repo.name) if lab.reads.repo else None,
+                     bare_repo=site.bare_path(repo.name) if repo else None,
+                     repo_url=site.repo_url(repo.name) if repo else None, argocd_namespace=site.argocd_namespace,
                      applications=list(lab.owns.applications), namespaces=list(lab.owns.namespaces))
 
 

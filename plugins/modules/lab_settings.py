@@ -37,7 +37,7 @@ attributes:
 
 EXAMPLES = r"""
 - name: Check the settings once
-  lab_settings:
+  gitops_lab.grader.lab_settings:
     hosts: {learner01: {labs: [capa-src], lang: ja}}
     report_lang: en
 """

@@ -22,7 +22,9 @@ description:
 version_added: "1.0.0"
 author: Lab grader team
 extends_documentation_fragment:
-  - lab_site
+  - gitops_lab.grader.lab_site
+  - gitops_lab.grader.lab_site.tools
+  - gitops_lab.grader.lab_site.cluster
 options:
   lab:
     description: The lab id (an unknown id fails with the known ones and a "did you mean").
@@ -46,10 +48,6 @@ options:
     type: list
     elements: str
     default: [argocd]
-  workspace_root:
-    description: The folder holding the learner's lab workspaces.
-    type: path
-    default: /root
   wait_timeout:
     description: Seconds one wait on the cluster (a sync, a rollout, a failing hook) may take.
     type: float
@@ -64,7 +62,7 @@ attributes:
 
 EXAMPLES = r"""
 - name: Solve capa-src up to step 5 (a half-done learner for a demo)
-  lab_solve:
+  gitops_lab.grader.lab_solve:
     lab: capa-src
     last_step: 5
     kubectl: [/usr/local/bin/k3s, kubectl]
@@ -97,8 +95,8 @@ performed:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.labgrader.labs import LABS
-from ansible.module_utils.labgrader.runner import SITE_OPTIONS
 from ansible.module_utils.labgrader.settings import unknown_lab_message
+from ansible.module_utils.labgrader.site_defaults import CLUSTER_OPTIONS, SITE_OPTIONS, TOOL_OPTIONS
 from ansible.module_utils.labgrader.solutions.machine import SolveError
 from ansible.module_utils.labgrader.solutions.solve import solve
 
@@ -106,12 +104,13 @@ from ansible.module_utils.labgrader.solutions.solve import solve
 def main():
     module = AnsibleModule(
         argument_spec={
+            **CLUSTER_OPTIONS,
             **SITE_OPTIONS,
+            **TOOL_OPTIONS,
             "lab": {"type": "str", "required": True},
             "last_step": {"type": "int", "default": 0},
             "kubectl": {"type": "list", "elements": "str", "default": ["kubectl"]},
             "argocd": {"type": "list", "elements": "str", "default": ["argocd"]},
-            "workspace_root": {"type": "path", "default": "/root"},
             "wait_timeout": {"type": "float", "default": 300},
         },
         supports_check_mode=True,

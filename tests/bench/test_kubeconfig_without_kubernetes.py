@@ -66,8 +66,9 @@ def test_grading_a_token_kubeconfig_does_not_import_kubernetes(tmp_path):
     kubeconfig.write_text(yaml.safe_dump(config({"server": "http://127.0.0.1:9/h/learner01"})))
     program = f"""
 import sys
-import ansible.module_utils
-ansible.module_utils.__path__.append({str(ROOT / 'plugins' / 'module_utils')!r})
+sys.path.insert(0, {str(ROOT / 'collections')!r})
+import ansible.module_utils  # labgrader-legacy-import
+ansible.module_utils.__path__.append({str(ROOT / 'plugins' / 'module_utils')!r})  # labgrader-legacy-import
 from ansible.module_utils.labgrader.health import check_health
 health = check_health({str(kubeconfig)!r}, timeout=0.5)
 assert health["probes"]["python"] == "ok", health

@@ -43,13 +43,12 @@ def table(lab_id: str):
 
 def tables():
     """{lab id: (MUTATIONS, UNFLIPPED)} of every lab of the registry (labs.LABS), in its order."""
-    import ansible.module_utils
+    import ansible.module_utils  # labgrader-legacy-import
 
-    module_utils = str(REPO_ROOT / "plugins" / "module_utils")
-    if module_utils not in ansible.module_utils.__path__:
-        ansible.module_utils.__path__.append(module_utils)
-    if str(HERE) not in sys.path:
-        sys.path.insert(0, str(HERE))
+    ansible.module_utils.__path__.append(str(REPO_ROOT / "plugins" / "module_utils"))  # labgrader-legacy-import
+    for folder in (HERE, REPO_ROOT / "collections"):  # the tables; the collection's Python root
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
     from ansible.module_utils.labgrader.labs import LABS
 
     return {lab_id: table(lab_id) for lab_id in LABS}

@@ -27,6 +27,8 @@ from ansible.module_utils.labgrader.runtime import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
+# The grader's package by the name its modules import (the whole-repository import rewrite renames it).
+GRADER_PACKAGE = "ansible.module_utils.labgrader"
 REAL_SITE_PACKAGES = Path(sys.prefix) / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
 YAML_INIT = b"__version__ = '6.0'\n"
 
@@ -248,11 +250,12 @@ def test_a_pth_in_the_interpreters_own_venv_is_found_after_it_ran(tmp_path):
     venv.create(tmp_path / "venv", with_pip=False)
     [purelib] = (tmp_path / "venv" / "lib").glob("python3*/site-packages")
     (purelib / "evil.pth").write_text("import os; os.environ['PTH_RAN'] = 'yes'\n")
-    lib = tmp_path / "lib" / "ansible" / "module_utils"
-    lib.mkdir(parents=True)
-    for package in (lib.parent, lib):
-        (package / "__init__.py").write_text("")
-    (lib / "labgrader").symlink_to(ROOT / "plugins" / "module_utils" / "labgrader")
+    *parents, _ = GRADER_PACKAGE.split(".")  # regular packages, as the installed `lab` command has them
+    lib = tmp_path / "lib"
+    for depth in range(1, len(parents) + 1):
+        (lib.joinpath(*parents[:depth])).mkdir(parents=True)
+        (lib.joinpath(*parents[:depth]) / "__init__.py").write_text("")
+    lib.joinpath(*GRADER_PACKAGE.split(".")).symlink_to(ROOT / "plugins" / "module_utils" / "labgrader")
     program = ("import json, os, sys; sys.path.insert(0, sys.argv[1])\n"
                "from ansible.module_utils.labgrader.health import check_health\n"
                "print(json.dumps([os.environ.get('PTH_RAN'), check_health(sys.argv[2])]))")

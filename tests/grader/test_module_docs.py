@@ -14,6 +14,7 @@ from tests.conftest import load_plugin
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = sorted(p.stem for p in (ROOT / "plugins" / "modules").glob("*.py"))
+COLLECTION = "gitops_lab.grader"
 
 
 def load(name):
@@ -39,16 +40,22 @@ def argument_spec_of(module):
     return captured
 
 
+def fragment_documentation(name):
+    """The YAML of a doc fragment by the name a module extends: gitops_lab.grader.lab_site[.part]
+    (this collection's, part DOCUMENTATION unless named) or one of ansible-core's own."""
+    if name.startswith(COLLECTION + "."):
+        file, _, part = name[len(COLLECTION) + 1:].partition(".")
+        fragment_module = load_plugin(f"plugins/doc_fragments/{file}.py", f"labfragment_{file}")
+        return getattr(fragment_module.ModuleDocFragment, (part or "documentation").upper())
+    return importlib.import_module(f"ansible.plugins.doc_fragments.{name}").ModuleDocFragment.DOCUMENTATION
+
+
 def documented_options(module):
     """The module's options with those of its doc fragments, as ansible-doc merges them."""
     documentation = yaml.safe_load(module.DOCUMENTATION)
     options = {}
     for fragment in documentation.get("extends_documentation_fragment", []):
-        if (ROOT / "plugins" / "doc_fragments" / f"{fragment}.py").exists():
-            fragment_module = load_plugin(f"plugins/doc_fragments/{fragment}.py", f"labfragment_{fragment}")
-        else:  # one of ansible-core's own
-            fragment_module = importlib.import_module(f"ansible.plugins.doc_fragments.{fragment}")
-        options.update(yaml.safe_load(fragment_module.ModuleDocFragment.DOCUMENTATION).get("options") or {})
+        options.update(yaml.safe_load(fragment_documentation(fragment)).get("options") or {})
     options.update(documentation["options"])
     return options
 
@@ -76,10 +83,25 @@ def test_examples_and_return_are_yaml(name):
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_ansible_doc_reads_the_module(name):
+def test_ansible_doc_reads_the_module(name, tmp_path):
+    """By its FQCN, from a folder that is not the checkout (no ansible.cfg there): the collection is
+    found through collections/ (ANSIBLE_COLLECTIONS_PATH, as for a collection installed there)."""
     ansible_doc = Path(sys.executable).with_name("ansible-doc")
-    result = subprocess.run([str(ansible_doc), "-M", str(ROOT / "plugins" / "modules"), name],
-                            capture_output=True, text=True, timeout=120, cwd=ROOT, env={"ANSIBLE_NOCOLOR": "1"})
+    result = subprocess.run([str(ansible_doc), f"{COLLECTION}.{name}"], capture_output=True, text=True, timeout=120,
+                            cwd=tmp_path, env={"ANSIBLE_NOCOLOR": "1", "HOME": str(tmp_path),
+                                               "ANSIBLE_COLLECTIONS_PATH": str(ROOT / "collections")})
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith(f"> MODULE {name} ({ROOT}/plugins/modules/{name}.py)")
-    assert "ERROR" not in result.stderr
+    where = ROOT / "collections" / "ansible_collections" / "gitops_lab" / "grader" / "plugins" / "modules"
+    assert result.stdout.startswith(f"> MODULE {COLLECTION}.{name} ({where}/{name}.py)")
+    assert "ERROR" not in result.stderr and "WARNING" not in result.stderr, result.stderr
+
+
+def test_the_fragment_documents_the_defaults_of_site_defaults():
+    """The defaults said once in Python (site_defaults.py) and once in the documentation."""
+    from ansible.module_utils.labgrader import site_defaults
+
+    for part, spec in (("", site_defaults.SITE_OPTIONS), (".tools", site_defaults.TOOL_OPTIONS),
+                       (".cluster", site_defaults.CLUSTER_OPTIONS)):
+        options = yaml.safe_load(fragment_documentation(f"{COLLECTION}.lab_site{part}"))["options"]
+        assert {name: doc.get("default") for name, doc in options.items()} == \
+            {name: option["default"] for name, option in spec.items()}, part

@@ -22,9 +22,11 @@ def limit_memory(megabytes):
 
 
 def module_utils():
-    import ansible.module_utils
+    """The collection's Python root first on sys.path: the grader's module_utils by their collection name."""
+    import ansible.module_utils  # labgrader-legacy-import
 
-    ansible.module_utils.__path__.append(str(REPO_ROOT / "plugins" / "module_utils"))
+    ansible.module_utils.__path__.append(str(REPO_ROOT / "plugins" / "module_utils"))  # labgrader-legacy-import
+    sys.path.insert(0, str(REPO_ROOT / "collections"))
 
 
 def op_json(args):

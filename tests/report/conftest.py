@@ -1,21 +1,8 @@
-"""Make `ansible.module_utils.labgrader` importable from plugins/module_utils (as ansible.cfg does).
-
-Minimal and idempotent: a top-level tests/conftest.py may do the same later.
-"""
+"""Fixtures of the report tests (the module_utils are importable by tests/conftest.py and pytest.ini)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import ansible.module_utils
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-_MODULE_UTILS = str(REPO_ROOT / "plugins" / "module_utils")
-if _MODULE_UTILS not in ansible.module_utils.__path__:
-    ansible.module_utils.__path__.append(_MODULE_UTILS)
-
-
-import pytest  # noqa: E402
+import pytest
 
 
 @pytest.fixture

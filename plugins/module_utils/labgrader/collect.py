@@ -12,7 +12,7 @@ import os
 import stat
 import time
 
-from ansible.module_utils.labgrader import i18n
+from ansible.module_utils.labgrader import i18n, site_defaults
 from ansible.module_utils.labgrader.checks import repo_server
 from ansible.module_utils.labgrader.gitstate import GIT_TIMEOUT, OUT_OF_TIME, collect_clone, collect_repo, read_refs
 from ansible.module_utils.labgrader.grading import ClusterView, Declared, LabBudget, LabState, OutOfTime
@@ -39,8 +39,9 @@ class Site:
     module's defaults, read when the Site is built (tests point them at the control plane's).
     """
 
-    def __init__(self, argocd_namespace="argocd", gitd_namespace="gitsrv", bare_root="/srv/bare", workspace_root="/root",
-                 k3s_kubeconfig="/etc/rancher/k3s/k3s.yaml", probe_replay=None, helm_binary=None, kustomize_binary=None):
+    def __init__(self, argocd_namespace=site_defaults.ARGOCD_NAMESPACE, gitd_namespace=site_defaults.GITD_NAMESPACE,
+                 bare_root=site_defaults.BARE_ROOT, workspace_root=site_defaults.WORKSPACE_ROOT,
+                 k3s_kubeconfig=site_defaults.KUBECONFIG, probe_replay=None, helm_binary=None, kustomize_binary=None):
         self.argocd_namespace = argocd_namespace
         self.gitd_namespace = gitd_namespace
         self.bare_root = bare_root

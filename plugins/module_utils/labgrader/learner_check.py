@@ -29,6 +29,7 @@ from ansible.module_utils.labgrader.report.labels import LABELS, kind_label
 from ansible.module_utils.labgrader.report.values import term_safe
 from ansible.module_utils.labgrader.runner import ARGUMENT_SPEC, grade_host, option_problem
 from ansible.module_utils.labgrader.settings import enrolled
+from ansible.module_utils.labgrader.site_defaults import DEFAULT_LABS
 from ansible.module_utils.labgrader.vocabulary import ERROR, LANGUAGES, PASS, SYMBOLS
 
 DEFAULT_CONFIG = "/opt/lab-grader/lab-check.json"
@@ -174,7 +175,7 @@ def run(argv, environ=os.environ, out=sys.stdout):
     try:
         config = read_config(args.config)
         lang = lang or (config.get("lang") if config.get("lang") in LANGUAGES else "en")
-        vm_labs = [lab_id for lab_id in enrolled(config.get("labs")) or ["capa-src"] if lab_id in LABS]
+        vm_labs = [lab_id for lab_id in enrolled(config.get("labs")) or list(DEFAULT_LABS) if lab_id in LABS]
         labs, step = choose(args.targets, vm_labs)
     except UsageError as exc:
         lang = lang or "en"

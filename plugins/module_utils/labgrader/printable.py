@@ -11,7 +11,7 @@ terminal, the learner's text) carries unchanged, and it is the notation Python a
 know. Newlines and tabs are kept: messages and values span lines.
 
 Every report format uses this one function (docs/hostile-input.md "Control characters"). No imports
-beyond the standard library: the grade_matrix callback loads this file by path on the controller.
+beyond the standard library: the grade_matrix callback imports it on the controller.
 """
 
 from __future__ import annotations

@@ -11,30 +11,22 @@ from ansible.module_utils.labgrader.health import check_health
 from ansible.module_utils.labgrader.i18n import LANGUAGES
 from ansible.module_utils.labgrader.labs import LABS
 from ansible.module_utils.labgrader.settings import unknown_lab_message
-
-SITE_OPTIONS = {
-    "kubeconfig": {"type": "path", "default": "/etc/rancher/k3s/k3s.yaml"},
-    "api_timeout": {"type": "float", "default": 10},
-    "argocd_namespace": {"type": "str", "default": "argocd"},
-    "gitd_namespace": {"type": "str", "default": "gitsrv"},
-    "bare_root": {"type": "path", "default": "/srv/bare"},
-    "helm_binary": {"type": "path", "default": "/usr/local/bin/helm"},
-    "kustomize_binary": {"type": "path", "default": "/usr/local/bin/kustomize"},
-}
+from ansible.module_utils.labgrader.site_defaults import CLUSTER_OPTIONS, KUBECONFIG, SITE_OPTIONS, TOOL_OPTIONS
 
 ARGUMENT_SPEC = {
+    **CLUSTER_OPTIONS,
     **SITE_OPTIONS,
+    **TOOL_OPTIONS,
     # Checked against the registry by option_problem (with "did you mean"), so that adding a lab
     # edits no module documentation.
     "labs": {"type": "list", "elements": "str", "required": True},
-    "workspace_root": {"type": "path", "default": "/root"},
     "lang": {"type": "str", "default": "en", "choices": list(LANGUAGES)},
     "health": {"type": "bool", "default": True},
     "settle_timeout": {"type": "float", "default": 30},
     "poll_interval": {"type": "float", "default": 5},
     "max_file_bytes": {"type": "int", "default": 1024 * 1024},
     "time_budget": {"type": "float", "default": 240},
-    "k3s_kubeconfig": {"type": "path", "default": "/etc/rancher/k3s/k3s.yaml"},
+    "k3s_kubeconfig": {"type": "path", "default": KUBECONFIG},
     "probe_replay": {"type": "path"},
 }
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 
 from ansible.module_utils.labgrader.labs import LABS
+from ansible.module_utils.labgrader.site_defaults import enrolled
 from ansible.module_utils.labgrader.vocabulary import LANGUAGES
 
 # Two-letter codes are one letter apart at best (jp/ja, kr/ko): difflib's ratio for them is 0.5.
@@ -21,12 +22,6 @@ def unknown_lab_message(unknown):
     """'unknown lab capa-sr (did you mean capa-src?); known labs: capa-src, cgoa-ci'."""
     parts = [f"unknown lab {lab_id}{did_you_mean(lab_id, LABS)}" for lab_id in unknown]
     return "; ".join(parts) + f"; known labs: {', '.join(sorted(LABS))}"
-
-
-def enrolled(value):
-    """lab_enrolled as a list: a YAML list, or a comma-separated string from -e."""
-    items = value.split(",") if isinstance(value, str) else list(value or [])
-    return [str(item).strip() for item in items if str(item).strip()]
 
 
 def settings_problems(hosts, report_lang, group):

@@ -1,8 +1,8 @@
 """The words every part of the grader shares, defined once: statuses and their severity, error
 kinds, languages and terminal symbols (docs/grading-contract.md, docs/report-format.md).
 
-No imports beyond the standard library: the grade_matrix callback loads this file by path on the
-controller, where `ansible.module_utils.labgrader` is not importable.
+No imports beyond the standard library: the grade_matrix callback and the filter plugins import
+it on the controller.
 """
 
 from __future__ import annotations
