@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 
 import yaml
-from ansible.module_utils.labgrader.facts import parse_time
+from ansible.module_utils.labgrader.json_values import parse_time
 from ansible.module_utils.labgrader.labs.capa_src.solution import CHART, KUST, WAVES, config_yaml, migrate_yaml
 from labflow import MISSING, Rewrite, edited, evidence, git, read_evidence, replaced
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from ansible.module_utils.labgrader.checks.argocd import Operation, Progress
 from ansible.module_utils.labgrader.checks.require import ends_with_verdict, require, stop_if
-from ansible.module_utils.labgrader.result import FAIL, PASS, failed, passed
+from ansible.module_utils.labgrader.verdict import FAIL, PASS, failed, passed
 
 FAILING = "a" * 40
 FIX = "b" * 40

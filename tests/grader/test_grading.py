@@ -10,7 +10,7 @@ from ansible.module_utils.labgrader import i18n
 from ansible.module_utils.labgrader.collect import Reads, Site
 from ansible.module_utils.labgrader.grading import ClusterView, Declared, Lab, LabState, grade
 from ansible.module_utils.labgrader.kubestate import ClusterState
-from ansible.module_utils.labgrader.result import failed, passed, pending
+from ansible.module_utils.labgrader.verdict import failed, passed, pending
 
 API = {"applications": ("/apis/argoproj.io/v1alpha1/namespaces/argocd/applications", None)}
 

@@ -144,7 +144,7 @@ def test_deep_answer_that_is_not_json(kubeconfig):
 def test_a_check_that_reads_a_deep_object_fails_and_the_others_do_not(kubeconfig):
     from ansible.module_utils.labgrader.collect import Reads, Site
     from ansible.module_utils.labgrader.grading import ClusterView, Declared, Lab, LabState
-    from ansible.module_utils.labgrader.result import passed
+    from ansible.module_utils.labgrader.verdict import passed
 
     snapshot = collect_cluster(kubeconfig, {"list": ("/deep-list", None), "get": ("/deep-get", None)})
     lab = Lab("t", {"en": "t"}, {1: {"en": "s"}}, Reads())

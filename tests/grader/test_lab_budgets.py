@@ -18,8 +18,8 @@ from ansible.module_utils.labgrader.gitstate import OUT_OF_TIME
 from ansible.module_utils.labgrader.grading import ClusterView, Declared, Lab, LabBudget, LabState, OutOfTime, grade, lab_budgets
 from ansible.module_utils.labgrader.kubestate import ClusterState
 from ansible.module_utils.labgrader.labs import LABS
-from ansible.module_utils.labgrader.result import passed, pending
 from ansible.module_utils.labgrader.runner import ARGUMENT_SPEC, grade_host
+from ansible.module_utils.labgrader.verdict import passed, pending
 
 from tests.grader.test_grading import Clock
 

@@ -1,4 +1,4 @@
-"""`lab check [LAB] [STEP]` (labgrader/learner_check.py): the learner's own check on fixture
+"""`lab check [LAB] [STEP]` (labgrader/lab_command.py): the learner's own check on fixture
 worlds, in their language, one line per step with the details of the step they are on; and the
 command the grader_runtime role installs, run as the learner runs it, changes nothing."""
 
@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 import pytest
-from ansible.module_utils.labgrader import learner_check
+from ansible.module_utils.labgrader import lab_command
 from ansible.module_utils.labgrader.checks import repo_server
 from ansible.module_utils.labgrader.labs import LABS
 
@@ -43,7 +43,7 @@ def write_config(host, where, labs=("capa-src",), lang="en", replay=True):
 
 def lab_check(config, *args, environ=None):
     out = io.StringIO()
-    code = learner_check.run(["check", *args, "--config", str(config)], environ or {}, out)
+    code = lab_command.run(["check", *args, "--config", str(config)], environ or {}, out)
     return code, out.getvalue()
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 
-from ansible.module_utils.labgrader.facts import replicas_owner, tracking_id, unix
+from ansible.module_utils.labgrader.checks.argocd import tracking_id
+from ansible.module_utils.labgrader.json_values import unix
+from ansible.module_utils.labgrader.kube_objects import replicas_owner
 from ansible.module_utils.labgrader.labs.capa_src import step5_waves, step7_ignore
 
 from tests.conftest import REPO_ROOT

@@ -66,7 +66,7 @@ def shipped(module_path):
 
 
 @pytest.mark.parametrize("program", ["plugins/modules/lab_grade.py", "plugins/modules/lab_info.py",
-                                     "plugins/module_utils/labgrader/learner_check.py"])
+                                     "plugins/module_utils/labgrader/lab_command.py"])
 def test_no_reference_solution_reaches_a_learners_vm(program):
     modules = shipped(REPO_ROOT / program)
     assert "labgrader/labs/capa_src/definition.py" in modules  # the walk follows the lab packages

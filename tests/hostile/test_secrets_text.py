@@ -25,7 +25,7 @@ import yaml
 from ansible.module_utils.labgrader import grading, kubestate, redaction
 from ansible.module_utils.labgrader.printable import printable
 from ansible.module_utils.labgrader.report import build
-from ansible.module_utils.labgrader.result import failed, passed
+from ansible.module_utils.labgrader.verdict import failed, passed
 
 from tests.conftest import load_plugin
 

@@ -8,7 +8,7 @@ import copy
 import json
 
 import pytest
-from ansible.module_utils.labgrader import limits, result, vocabulary
+from ansible.module_utils.labgrader import limits, verdict, vocabulary
 from ansible.module_utils.labgrader.grading import grade
 from ansible.module_utils.labgrader.labs import LABS
 from ansible.module_utils.labgrader.report import build, normalize, validate, views
@@ -50,7 +50,7 @@ def refresh(lab_result):
     for step in lab_result["steps"]:
         step["status"] = vocabulary.worst(c["status"] for c in step["checks"])
     lab_result["status"] = vocabulary.worst(s["status"] for s in lab_result["steps"])
-    lab_result["summary"] = result.summarize([c for s in lab_result["steps"] for c in s["checks"]])
+    lab_result["summary"] = verdict.summarize([c for s in lab_result["steps"] for c in s["checks"]])
 
 
 # --- genuine results pass -------------------------------------------------------------------

@@ -23,7 +23,7 @@ from ansible.module_utils.labgrader.gitstate import OUT_OF_TIME
 from ansible.module_utils.labgrader.kubestate import MAX_OBJECT_DEPTH, ObjectTooDeep, readable
 from ansible.module_utils.labgrader.limits import bound
 from ansible.module_utils.labgrader.redaction import scrub, scrub_value
-from ansible.module_utils.labgrader.result import ERROR, FAIL, PENDING, errored, failed, summarize, worst
+from ansible.module_utils.labgrader.verdict import ERROR, FAIL, PENDING, errored, failed, summarize, worst
 
 
 class UndeclaredRead(KeyError):

@@ -13,7 +13,7 @@ import importlib.util
 import os
 import sys
 
-from ansible.module_utils.labgrader.facts import dig
+from ansible.module_utils.labgrader.json_values import dig
 from ansible.module_utils.labgrader.kubestate import ClusterError, KubeReader
 from ansible.module_utils.labgrader.runtime import (
     environment_findings,

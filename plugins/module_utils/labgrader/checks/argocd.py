@@ -9,9 +9,9 @@ from typing import NamedTuple
 
 from ansible.module_utils.labgrader.checks.evidence import blocked, file_problem
 from ansible.module_utils.labgrader.checks.require import require
-from ansible.module_utils.labgrader.facts import dig, json_type, parse_time
 from ansible.module_utils.labgrader.i18n import show
-from ansible.module_utils.labgrader.result import failed, passed, pending
+from ansible.module_utils.labgrader.json_values import dig, json_type, parse_time
+from ansible.module_utils.labgrader.verdict import failed, passed, pending
 
 
 def find_application(documents, name):
@@ -333,3 +333,17 @@ class Operation(NamedTuple):
     def applying(self, progress):
         """The revision being applied, or about to be when auto-sync is due."""
         return self.desired if progress is Progress.SYNC_DUE else self.revision
+
+
+# Argo CD v3 writes this annotation under the default (annotation) tracking method.
+# util/argo/resource_tracking.go BuildAppInstanceValue: "%s:%s/%s:%s/%s"
+# (app, group, kind, namespace, name); the core group is the empty string.
+TRACKING_ANNOTATION = "argocd.argoproj.io/tracking-id"
+INSTANCE_LABEL = "app.kubernetes.io/instance"
+TRACKING_METHOD_KEY = "application.resourceTrackingMethod"
+# Default since v3.0 (docs/operator-manual/upgrading/2.14-3.0.md; resource_tracking.go default branch).
+DEFAULT_TRACKING_METHOD = "annotation"
+
+
+def tracking_id(app, group, kind, namespace, name):
+    return f"{app}:{group}/{kind}:{namespace}/{name}"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ansible.module_utils.labgrader.checks.require import require
-from ansible.module_utils.labgrader.facts import dig, json_type, typed_field
-from ansible.module_utils.labgrader.result import failed, passed
+from ansible.module_utils.labgrader.json_values import dig, json_type, typed_field
+from ansible.module_utils.labgrader.verdict import failed, passed
 
 
 def file_problem(read, hint=None):

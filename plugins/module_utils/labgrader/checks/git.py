@@ -7,8 +7,9 @@ import re
 
 from ansible.module_utils.labgrader.checks.evidence import evidence
 from ansible.module_utils.labgrader.checks.require import stop_if
-from ansible.module_utils.labgrader.facts import containers, dig, typed_field
-from ansible.module_utils.labgrader.result import failed, passed
+from ansible.module_utils.labgrader.json_values import dig, typed_field
+from ansible.module_utils.labgrader.kube_objects import containers
+from ansible.module_utils.labgrader.verdict import failed, passed
 from ansible.module_utils.labgrader.workspace import parse_yaml_text
 
 

@@ -5,7 +5,7 @@ parameters (--set) > valuesObject/values (last --values) > valueFiles > the char
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.facts import dig
+from ansible.module_utils.labgrader.json_values import dig
 from ansible.module_utils.labgrader.workspace import parse_yaml_text
 
 

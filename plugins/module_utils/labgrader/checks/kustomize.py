@@ -4,7 +4,7 @@ rendered image reference reads (the build itself: checks/repo_server.py kustomiz
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.facts import dig
+from ansible.module_utils.labgrader.json_values import dig
 from ansible.module_utils.labgrader.workspace import parse_yaml_text
 
 # kustomize's konfig.RecognizedKustomizationFileNames, in the order it looks for them.

@@ -8,7 +8,7 @@ import json
 
 from ansible.module_utils.labgrader.report.validate import result_problem
 from ansible.module_utils.labgrader.report.values import as_int, as_text, jsonable, natural_key, record_lang, short_repr
-from ansible.module_utils.labgrader.result import summarize
+from ansible.module_utils.labgrader.verdict import summarize
 from ansible.module_utils.labgrader.vocabulary import ERROR, ERROR_KINDS, PASS, STATUSES, worst
 
 

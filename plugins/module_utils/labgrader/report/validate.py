@@ -7,7 +7,7 @@ from ansible.module_utils.labgrader import i18n
 from ansible.module_utils.labgrader.labs import LABS  # also registers every lab's messages in i18n
 from ansible.module_utils.labgrader.limits import BOUND_DEPTH, BOUND_ITEMS, BOUND_NODES, BOUND_STRING, bound
 from ansible.module_utils.labgrader.report.values import record_lang, short_repr
-from ansible.module_utils.labgrader.result import summarize
+from ansible.module_utils.labgrader.verdict import summarize
 from ansible.module_utils.labgrader.vocabulary import STATUSES, worst
 
 # What lab_grade can legitimately return (grading.render): expected, found and params are

@@ -7,9 +7,14 @@ import posixpath
 import secrets
 
 from ansible.module_utils.labgrader.checks.argocd import (
+    DEFAULT_TRACKING_METHOD,
+    INSTANCE_LABEL,
+    TRACKING_ANNOTATION,
+    TRACKING_METHOD_KEY,
     spec_judge,
     spec_problems,
     synced_healthy,
+    tracking_id,
     tracking_marks,
     verdict_from_problems,
 )
@@ -18,18 +23,11 @@ from ansible.module_utils.labgrader.checks.git import images, object_verdict, re
 from ansible.module_utils.labgrader.checks.helm import chart_name, template_path
 from ansible.module_utils.labgrader.checks.repo_server import helm_template, resolve_value_files
 from ansible.module_utils.labgrader.checks.require import require, stop_if
-from ansible.module_utils.labgrader.facts import (
-    DEFAULT_TRACKING_METHOD,
-    INSTANCE_LABEL,
-    TRACKING_ANNOTATION,
-    TRACKING_METHOD_KEY,
-    annotation,
-    dig,
-    tracking_id,
-)
 from ansible.module_utils.labgrader.i18n import show
+from ansible.module_utils.labgrader.json_values import dig
+from ansible.module_utils.labgrader.kube_objects import annotation
 from ansible.module_utils.labgrader.labs.capa_src.definition import HELM, HELM_APP, lab
-from ansible.module_utils.labgrader.result import errored, failed, passed
+from ansible.module_utils.labgrader.verdict import errored, failed, passed
 from ansible.module_utils.labgrader.workspace import parse_yaml_text
 
 

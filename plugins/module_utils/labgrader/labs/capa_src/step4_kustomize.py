@@ -24,9 +24,9 @@ from ansible.module_utils.labgrader.checks.kustomize import (
 )
 from ansible.module_utils.labgrader.checks.repo_server import kustomize_build
 from ansible.module_utils.labgrader.checks.require import require, stop_if
-from ansible.module_utils.labgrader.facts import dig
+from ansible.module_utils.labgrader.json_values import dig
 from ansible.module_utils.labgrader.labs.capa_src.definition import KUST, KUST_APP, lab
-from ansible.module_utils.labgrader.result import errored, failed, passed, pending
+from ansible.module_utils.labgrader.verdict import errored, failed, passed, pending
 
 
 def str_list(value):

@@ -25,9 +25,10 @@ from ansible.module_utils.labgrader.checks.waves_hooks import (
     hook_types,
     wave_of,
 )
-from ansible.module_utils.labgrader.facts import command_line, condition, containers, dig, parse_time, typed_field
+from ansible.module_utils.labgrader.json_values import dig, parse_time, typed_field
+from ansible.module_utils.labgrader.kube_objects import command_line, condition, containers
 from ansible.module_utils.labgrader.labs.capa_src.definition import WAVES, WAVES_APP, lab
-from ansible.module_utils.labgrader.result import failed, passed
+from ansible.module_utils.labgrader.verdict import failed, passed
 from ansible.module_utils.labgrader.workspace import parse_yaml_text
 
 

@@ -7,9 +7,10 @@ from ansible.module_utils.labgrader.checks.argocd import Operation, Progress, li
 from ansible.module_utils.labgrader.checks.evidence import blocked, evidence_field, same_value
 from ansible.module_utils.labgrader.checks.git import named_commit, repo_blocked, yaml_documents
 from ansible.module_utils.labgrader.checks.require import require, stop_if
-from ansible.module_utils.labgrader.facts import command_line, condition, containers, dig
+from ansible.module_utils.labgrader.json_values import dig
+from ansible.module_utils.labgrader.kube_objects import command_line, condition, containers
 from ansible.module_utils.labgrader.labs.capa_src.definition import WAVES, WAVES_APP, lab
-from ansible.module_utils.labgrader.result import failed, passed, pending
+from ansible.module_utils.labgrader.verdict import failed, passed, pending
 
 
 def yaml_mode(text):

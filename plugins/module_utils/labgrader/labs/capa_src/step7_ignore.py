@@ -11,10 +11,11 @@ from ansible.module_utils.labgrader.checks.argocd import (
 )
 from ansible.module_utils.labgrader.checks.evidence import blocked, evidence_field, evidence_fields, same_value
 from ansible.module_utils.labgrader.checks.require import require
-from ansible.module_utils.labgrader.facts import dig, replicas_owner
+from ansible.module_utils.labgrader.json_values import dig
+from ansible.module_utils.labgrader.kube_objects import replicas_owner
 from ansible.module_utils.labgrader.labs.capa_src.definition import KUST, KUST_APP, lab
 from ansible.module_utils.labgrader.labs.capa_src.step4_kustomize import image_problems
-from ansible.module_utils.labgrader.result import failed, passed
+from ansible.module_utils.labgrader.verdict import failed, passed
 
 IGNORE_RULE = {"group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/replicas"]}
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ansible.module_utils.labgrader.checks.evidence import Agrees, blocked, evidence_field, report_answer, same_value
 from ansible.module_utils.labgrader.checks.require import require
-from ansible.module_utils.labgrader.facts import dig, replicas_owner
+from ansible.module_utils.labgrader.json_values import dig
+from ansible.module_utils.labgrader.kube_objects import replicas_owner
 from ansible.module_utils.labgrader.labs.capa_src.definition import lab
 from ansible.module_utils.labgrader.labs.capa_src.step1_helm import PRECEDENCE_GREETING
 

@@ -13,7 +13,7 @@ from ansible.module_utils.labgrader.checks.argocd import (
 )
 from ansible.module_utils.labgrader.labs.cgoa_ci.history import history_broken
 from ansible.module_utils.labgrader.labs.cgoa_ci.spec import APP
-from ansible.module_utils.labgrader.result import failed, passed, pending
+from ansible.module_utils.labgrader.verdict import failed, passed, pending
 
 # Read as the lab declared it (reads.py "app"); a missing live twin's verdict names no step.
 APPLICATION = ApplicationTwin(APP, "app.yaml", read=lambda state: state.cluster.get("app"), step_param=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ansible.module_utils.labgrader.checks.evidence import file_problem
-from ansible.module_utils.labgrader.result import failed, passed
+from ansible.module_utils.labgrader.verdict import failed, passed
 
 
 def script_verdict(state, name, hint):

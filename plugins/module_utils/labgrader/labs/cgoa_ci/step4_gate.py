@@ -10,8 +10,8 @@ from ansible.module_utils.labgrader.checks.evidence import blocked, file_problem
 from ansible.module_utils.labgrader.checks.git import clone_origin_verdict, repo_blocked
 from ansible.module_utils.labgrader.checks.probes import ProbeRun
 from ansible.module_utils.labgrader.checks.require import stop_if
-from ansible.module_utils.labgrader.facts import dig
 from ansible.module_utils.labgrader.grading import OutOfTime
+from ansible.module_utils.labgrader.json_values import dig
 from ansible.module_utils.labgrader.labs.cgoa_ci.application import APPLICATION
 from ansible.module_utils.labgrader.labs.cgoa_ci.definition import lab
 from ansible.module_utils.labgrader.labs.cgoa_ci.history import web_at
@@ -19,7 +19,7 @@ from ansible.module_utils.labgrader.labs.cgoa_ci.messages import MESSAGES
 from ansible.module_utils.labgrader.labs.cgoa_ci.probe_cases import PROBE_OBJECTS
 from ansible.module_utils.labgrader.labs.cgoa_ci.scripts import script_text, script_verdict
 from ansible.module_utils.labgrader.labs.cgoa_ci.spec import APP, DRYRUN_NS, HOOK
-from ansible.module_utils.labgrader.result import errored, failed, passed
+from ansible.module_utils.labgrader.verdict import errored, failed, passed
 
 
 @lab.check(4, "validate-script", hint="ci_validate")

@@ -120,14 +120,14 @@ def _lab_cell(result, lab, li, up):
     return {"state": "steps", "li": li, "steps": steps}
 
 
-def _row(hi, host, columns, lang):
+def _row(row_index, host, columns, lang):
     """What a host's row of the matrix shows, and the attributes the page sorts and filters by."""
     change = host.get("change") or {}
     carried = change.get("change") == "carried"
     sev, present, not_passing = _row_facts(host, columns)
     score = host_score(host)
     row = {
-        "i": hi, "name": host["host"], "lang": host["lang"], "sev": sev, "present": present,
+        "i": row_index, "name": host["host"], "lang": host["lang"], "sev": sev, "present": present,
         "ratio": round(1000 * score["passed"] / score["total"]) if score["total"] else 0,
         "not_passing": not_passing, "chg": change.get("change", ""), "up": len(change.get("up", [])),
         "classes": " ".join(c for c in ("host-error" if host["state"] == "error" else "", "carried" if carried else "") if c),
@@ -180,7 +180,7 @@ def build_html(hosts, generated_at, lang="en", title="", run=None, render_messag
         pass_percent=round(100 * counts[PASS] / counts["total"]) if counts["total"] else 0,
         with_change=previous is not None, previous_time=previous["generated_at"] if previous is not None else "",
         progressed=sum(1 for h in hosts if (h.get("change") or {}).get("change") in ("progressed", "mixed")),
-        rows=[_row(hi, host, columns, lang) for hi, host in enumerate(hosts)],
+        rows=[_row(row_index, host, columns, lang) for row_index, host in enumerate(hosts)],
         data_json=Markup(script_json(page_data(hosts, columns, render_message, render_hint))),
         labels_json=Markup(script_json(LABELS)))
 
