@@ -31,7 +31,6 @@ import socket
 import stat
 import sys
 import time
-import types  # labgrader-legacy-import
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +40,6 @@ from .server import ApiError, parse_resource_path, resolve
 # The collection's Python root: collections/ansible_collections/gitops_lab/grader links to the
 # checkout; record.yml's archive lays the grader's module_utils out under the same path on the VM.
 COLLECTIONS = Path(__file__).resolve().parents[1] / "collections"
-MODULE_UTILS = COLLECTIONS / "ansible_collections/gitops_lab/grader/plugins/module_utils"  # labgrader-legacy-import
 MAX_SIZE_MB = 64  # a too-large file is replayed at its size up to this; the grader only reports its size
 REDACTED_SIGNATURE = "labworld-redacted-signature"
 HEALTH_META = ("name", "namespace", "uid", "creationTimestamp", "generation")
@@ -52,22 +50,12 @@ def grader():
     Ansible (on a VM the recorder runs with the grader's Python)."""
     if str(COLLECTIONS) not in sys.path:
         sys.path.insert(0, str(COLLECTIONS))
-    try:  # labgrader-legacy-import
-        import ansible.module_utils as module_utils  # labgrader-legacy-import
-    except ImportError:  # labgrader-legacy-import
-        package = types.ModuleType("ansible")  # labgrader-legacy-import
-        package.__path__ = []  # labgrader-legacy-import
-        module_utils = types.ModuleType("ansible.module_utils")  # labgrader-legacy-import
-        module_utils.__path__ = []  # labgrader-legacy-import
-        sys.modules.update({"ansible": package, "ansible.module_utils": module_utils})  # labgrader-legacy-import
-    if str(MODULE_UTILS) not in module_utils.__path__:  # labgrader-legacy-import
-        module_utils.__path__.append(str(MODULE_UTILS))  # labgrader-legacy-import
 
 
 # -- secrets and templates ---------------------------------------------------------------------
 def kubeconfig_secrets(text: str) -> list[str]:
     """The users' tokens, passwords and client keys of a kubeconfig's text."""
-    from ansible.module_utils.labgrader.limits import Refused, load_yaml
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.limits import Refused, load_yaml
     try:
         documents = load_yaml(text)
     except Refused:
@@ -223,7 +211,7 @@ class Recording:
                 self.warnings.append(f"{path}: {st.st_size} bytes, replayed as {size}")
             self.files[dest] = {"size_mb": size / (1024 * 1024), "mode": mode}
             return
-        from ansible.module_utils.labgrader.limits import Refused, read_regular
+        from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.limits import Refused, read_regular
         try:
             raw = read_regular(path, self.max_bytes)
         except Refused as refused:
@@ -346,8 +334,8 @@ def add_objects(objects: dict, found: list[dict]) -> None:
 def health_reads(kubeconfig: str, site, timeout: float, objects: dict, cluster: dict, warnings: list) -> None:
     """What the health gate of lab_grade reads, so that the replay is graded and not refused:
     /version and each object's existence and status (nothing else of them is judged)."""
-    from ansible.module_utils.labgrader.health import cluster_probes
-    from ansible.module_utils.labgrader.kubestate import ClusterError, KubeReader
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.health import cluster_probes
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kubestate import ClusterError, KubeReader
     try:
         reader = KubeReader(kubeconfig, timeout)
         for _, path, _ in cluster_probes(site.argocd_namespace, site.gitd_namespace):
@@ -365,9 +353,9 @@ def health_reads(kubeconfig: str, site, timeout: float, objects: dict, cluster: 
 
 def admin_values(templater: Templater, kubeconfig: str, k3s_kubeconfig: str) -> None:
     """The VM's API server URL, CA data and the grader's token, to be replaced by the replay's."""
-    from ansible.module_utils.labgrader.checks.kubeconfig import current_context
-    from ansible.module_utils.labgrader.collect import load_kubeconfig_data
-    from ansible.module_utils.labgrader.kubestate import ClusterError
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.kubeconfig import current_context
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import load_kubeconfig_data
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kubestate import ClusterError
     for path, own in ((k3s_kubeconfig, False), (kubeconfig, True)):
         try:
             config = load_kubeconfig_data(path)
@@ -391,10 +379,10 @@ def record(lab_ids: list[str], kubeconfig: str, site_options: dict, api_timeout:
            max_bytes: int = 1024 * 1024, time_budget: float = 240.0) -> dict:
     """A world (a mapping ready for YAML) of what grading `lab_ids` on this machine reads."""
     grader()
-    from ansible.module_utils.labgrader.collect import Site, collector
-    from ansible.module_utils.labgrader.grading import OutOfTime, lab_budgets
-    from ansible.module_utils.labgrader.labs import LABS
-    from ansible.module_utils.labgrader.settings import unknown_lab_message
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import Site, collector
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import OutOfTime, lab_budgets
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.settings import unknown_lab_message
     unknown = [lab_id for lab_id in lab_ids if lab_id not in LABS]
     if unknown:
         raise WorldError(unknown_lab_message(unknown))
@@ -458,7 +446,7 @@ def record(lab_ids: list[str], kubeconfig: str, site_options: dict, api_timeout:
 
 def record_clone(state, reads, where: str, repos: dict, recording: Recording) -> None:
     """The clone as the grader reads it: a directory, its .git/config, the refs it names."""
-    from ansible.module_utils.labgrader.limits import Refused, read_regular
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.limits import Refused, read_regular
     if not os.path.isdir(state.clone.path):
         return
     config = os.path.join(state.clone.path, ".git", "config")
@@ -519,7 +507,7 @@ SITE_KEYS = ("argocd_namespace", "gitd_namespace", "bare_root", "workspace_root"
 
 def grader_defaults() -> dict:
     grader()
-    from ansible.module_utils.labgrader.runner import ARGUMENT_SPEC
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runner import ARGUMENT_SPEC
     return {name: spec.get("default") for name, spec in ARGUMENT_SPEC.items()}
 
 

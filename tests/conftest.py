@@ -7,10 +7,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-import ansible.module_utils  # labgrader-legacy-import
-
 REPO_ROOT = Path(__file__).resolve().parents[1]
-ansible.module_utils.__path__.append(str(REPO_ROOT / "plugins" / "module_utils"))  # labgrader-legacy-import
 
 
 def load_plugin(relpath, name):
@@ -51,7 +48,7 @@ def use_control_plane_tools():
     every Site the tests make in this process; the environment carries the folder to the
     ansible-playbook and module processes the tests start (LAB_TOOLS_BIN, read by the test
     inventories' lab_helm_binary/lab_kustomize_binary where they grade capa-src)."""
-    from ansible.module_utils.labgrader.checks import repo_server
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks import repo_server
 
     tools = control_plane_tools()
     if tools:

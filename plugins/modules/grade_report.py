@@ -215,12 +215,16 @@ import os
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.labgrader.report.build import build_report
-from ansible.module_utils.labgrader.report.files import plan_report_dir, report_files, write_report
-from ansible.module_utils.labgrader.report.history import LATEST, read_previous
-from ansible.module_utils.labgrader.report.views import UTC
-from ansible.module_utils.labgrader.settings import enrolled as enrolled_labs
-from ansible.module_utils.labgrader.vocabulary import LANGUAGES
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.build import build_report
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.files import (
+    plan_report_dir,
+    report_files,
+    write_report,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.history import LATEST, read_previous
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import UTC
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.settings import enrolled as enrolled_labs
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import LANGUAGES
 
 
 def argument_spec():

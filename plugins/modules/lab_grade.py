@@ -137,7 +137,7 @@ labs:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.labgrader.runner import run_lab_grade
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runner import run_lab_grade
 
 
 def main():

@@ -71,10 +71,10 @@ namespaces:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.labgrader.collect import Site
-from ansible.module_utils.labgrader.labs import LABS
-from ansible.module_utils.labgrader.settings import unknown_lab_message
-from ansible.module_utils.labgrader.site_defaults import SITE_OPTIONS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import Site
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.settings import unknown_lab_message
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.site_defaults import SITE_OPTIONS
 
 
 def main():

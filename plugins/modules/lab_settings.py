@@ -52,7 +52,7 @@ problems:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.labgrader.settings import settings_problems
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.settings import settings_problems
 
 
 def main():

@@ -94,11 +94,15 @@ performed:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.labgrader.labs import LABS
-from ansible.module_utils.labgrader.settings import unknown_lab_message
-from ansible.module_utils.labgrader.site_defaults import CLUSTER_OPTIONS, SITE_OPTIONS, TOOL_OPTIONS
-from ansible.module_utils.labgrader.solutions.machine import SolveError
-from ansible.module_utils.labgrader.solutions.solve import solve
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.settings import unknown_lab_message
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.site_defaults import (
+    CLUSTER_OPTIONS,
+    SITE_OPTIONS,
+    TOOL_OPTIONS,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.solutions.machine import SolveError
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.solutions.solve import solve
 
 
 def main():

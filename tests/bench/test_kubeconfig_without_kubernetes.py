@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from ansible.module_utils.labgrader.kubestate import loader_settings, token_settings
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kubestate import loader_settings, token_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 CA_PEM = "-----BEGIN CERTIFICATE-----\nbGFid29ybGQgZmFrZSBDQQ==\n-----END CERTIFICATE-----\n"
@@ -67,9 +67,7 @@ def test_grading_a_token_kubeconfig_does_not_import_kubernetes(tmp_path):
     program = f"""
 import sys
 sys.path.insert(0, {str(ROOT / 'collections')!r})
-import ansible.module_utils  # labgrader-legacy-import
-ansible.module_utils.__path__.append({str(ROOT / 'plugins' / 'module_utils')!r})  # labgrader-legacy-import
-from ansible.module_utils.labgrader.health import check_health
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.health import check_health
 health = check_health({str(kubeconfig)!r}, timeout=0.5)
 assert health["probes"]["python"] == "ok", health
 assert health["probes"]["api_server"].startswith("unreachable"), health

@@ -11,7 +11,7 @@ import os
 import shutil
 
 import pytest
-from ansible.module_utils.labgrader.report import build, files, history
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report import build, files, history
 from cdp import Browser, find_chromium
 from report_sample import NOW, earlier_run, synthetic_class
 

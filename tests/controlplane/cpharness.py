@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ansible.module_utils.labgrader.collect import Site
-from ansible.module_utils.labgrader.solutions.machine import Machine, SolveError, wait_for
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import Site
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.solutions.machine import Machine, SolveError, wait_for
 
 
 class Timeout(AssertionError):

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 import mutations_doc
 import pytest
-from ansible.module_utils.labgrader.collect import Site, collector
-from ansible.module_utils.labgrader.grading import grade
-from ansible.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import Site, collector
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import grade
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 from labflow import REPO_ROOT, Learner, grade_learner, plane_path, reset, solve, state_digest, verdicts
 
 from labworld.__main__ import main as labworld_main

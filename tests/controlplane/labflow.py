@@ -15,10 +15,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ansible.module_utils.labgrader.collect import Site, collector
-from ansible.module_utils.labgrader.grading import grade
-from ansible.module_utils.labgrader.labs import LABS
-from ansible.module_utils.labgrader.solutions.machine import LEARNER
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import Site, collector
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import grade
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.solutions.machine import LEARNER
 from cpharness import Plane
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -17,8 +17,14 @@ import json
 from pathlib import Path
 
 import yaml
-from ansible.module_utils.labgrader.json_values import parse_time
-from ansible.module_utils.labgrader.labs.capa_src.solution import CHART, KUST, WAVES, config_yaml, migrate_yaml
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import parse_time
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_src.solution import (
+    CHART,
+    KUST,
+    WAVES,
+    config_yaml,
+    migrate_yaml,
+)
 from labflow import MISSING, Rewrite, edited, evidence, git, read_evidence, replaced
 
 HELM_APP, KUST_APP, WAVES_APP = "src-helm", "src-kust", "src-waves"

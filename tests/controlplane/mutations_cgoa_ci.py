@@ -20,8 +20,15 @@ import json
 import shutil
 from pathlib import Path
 
-from ansible.module_utils.labgrader.labs.cgoa_ci import APP, CI_NS, DRYRUN_NS, FEATURE_BRANCHES, PROBE_OBJECTS, PROD_NS
-from ansible.module_utils.labgrader.labs.cgoa_ci.solution import web_yaml
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci import (
+    APP,
+    CI_NS,
+    DRYRUN_NS,
+    FEATURE_BRANCHES,
+    PROBE_OBJECTS,
+    PROD_NS,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.solution import web_yaml
 from cpharness import wait_until
 from labflow import Rewrite, edited, evidence, git, replaced
 

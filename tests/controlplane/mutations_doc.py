@@ -43,13 +43,11 @@ def table(lab_id: str):
 
 def tables():
     """{lab id: (MUTATIONS, UNFLIPPED)} of every lab of the registry (labs.LABS), in its order."""
-    import ansible.module_utils  # labgrader-legacy-import
 
-    ansible.module_utils.__path__.append(str(REPO_ROOT / "plugins" / "module_utils"))  # labgrader-legacy-import
     for folder in (HERE, REPO_ROOT / "collections"):  # the tables; the collection's Python root
         if str(folder) not in sys.path:
             sys.path.insert(0, str(folder))
-    from ansible.module_utils.labgrader.labs import LABS
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 
     return {lab_id: table(lab_id) for lab_id in LABS}
 
@@ -60,7 +58,7 @@ def cell(text):
 
 def render():
     found = tables()  # first: it makes the project's module_utils importable
-    from ansible.module_utils.labgrader.labs import LABS
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 
     total = sum(len(mutations) for mutations, _ in found.values())
     lines = ["# Mutations: each check proven to catch its mistake", "",
@@ -92,7 +90,7 @@ def render():
 def labs_table():
     """README's table of labs: steps, checks (per step) and the spec, one row per registered lab."""
     tables()  # makes the project's module_utils importable
-    from ansible.module_utils.labgrader.labs import LABS
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 
     rows = [LABS_TABLE_HEAD]
     for lab in LABS.values():

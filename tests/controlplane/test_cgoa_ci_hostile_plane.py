@@ -33,8 +33,14 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from ansible.module_utils.labgrader.labs import LABS
-from ansible.module_utils.labgrader.labs.cgoa_ci import APP, DRYRUN_NS, PROBE_OBJECTS, PROD_NS, VALIDATOR
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci import (
+    APP,
+    DRYRUN_NS,
+    PROBE_OBJECTS,
+    PROD_NS,
+    VALIDATOR,
+)
 from audit import AuditLog, by_plane, carried_out, describe, is_dry_run, is_write
 from labflow import PLAYBOOK_TIMEOUT, REPO_ROOT, Learner, inventory, plane_env, reset, solve, state_digest, tree_digest
 from test_argocd_behaviour import BAD_APP, RETRY_APP

@@ -6,8 +6,8 @@ from __future__ import annotations
 import copy
 
 import pytest
-from ansible.module_utils.labgrader.collect import Site, collector
-from ansible.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import Site, collector
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 
 
 def host_collector(host_dir, lab_id="capa-src", **site):

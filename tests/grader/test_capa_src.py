@@ -8,9 +8,9 @@ import copy
 import datetime
 
 import yaml
-from ansible.module_utils.labgrader.json_values import parse_time
-from ansible.module_utils.labgrader.labs import capa_src
-from ansible.module_utils.labgrader.verdict import PASS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import parse_time
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import capa_src
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import PASS
 
 from tests.grader.conftest import judge
 

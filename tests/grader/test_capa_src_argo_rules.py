@@ -6,7 +6,7 @@ with the exact message."""
 from __future__ import annotations
 
 import pytest
-from ansible.module_utils.labgrader.labs import capa_src
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import capa_src
 
 from tests.grader.conftest import collect_host, judge
 from tests.grader.test_capa_src import both_apps, edit_json, live_app, not_passing

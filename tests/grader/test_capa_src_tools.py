@@ -9,9 +9,9 @@ from __future__ import annotations
 import copy
 
 import pytest
-from ansible.module_utils.labgrader.checks import repo_server
-from ansible.module_utils.labgrader.checks.git import images
-from ansible.module_utils.labgrader.labs.capa_src import step1_helm, step4_kustomize
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks import repo_server
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.git import images
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_src import step1_helm, step4_kustomize
 
 from tests.grader.test_capa_src import both_apps, file_app, not_passing
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from ansible.module_utils.labgrader import i18n
-from ansible.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 
 from tests.conftest import REPO_ROOT
 

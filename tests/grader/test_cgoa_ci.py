@@ -11,7 +11,7 @@ import json
 from collections import Counter
 
 import pytest
-from ansible.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 
 from tests.grader.conftest import collect_host, judge
 

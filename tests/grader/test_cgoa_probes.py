@@ -11,10 +11,10 @@ import subprocess
 import time
 
 import pytest
-from ansible.module_utils.labgrader.checks import probes
-from ansible.module_utils.labgrader.collect import Site, collector
-from ansible.module_utils.labgrader.grading import LabBudget
-from ansible.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks import probes
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import Site, collector
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import LabBudget
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 
 LAB = LABS["cgoa-ci"]
 
@@ -105,7 +105,11 @@ def test_a_hook_that_git_would_run_is_graded_by_running_it(fake_api, kind):
 def test_setting_a_probe_up_past_the_probe_time_is_the_graders(tmp_path):
     """Our own git commands that stage a probe stop at the lab's probe deadline and say so
     (ProbeOutOfTime, judged ERROR), instead of running their own 30 s and blaming the repo."""
-    from ansible.module_utils.labgrader.checks.probes import ProbeOutOfTime, ProbeUnavailable, git
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.probes import (
+        ProbeOutOfTime,
+        ProbeUnavailable,
+        git,
+    )
 
     fifo = tmp_path / "config"
     os.mkfifo(fifo)  # git blocks reading it: a slow step of ours

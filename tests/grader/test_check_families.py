@@ -4,9 +4,13 @@ operation state is one value (checks/require.py, checks/argocd.py Operation/Prog
 from __future__ import annotations
 
 import pytest
-from ansible.module_utils.labgrader.checks.argocd import Operation, Progress
-from ansible.module_utils.labgrader.checks.require import ends_with_verdict, require, stop_if
-from ansible.module_utils.labgrader.verdict import FAIL, PASS, failed, passed
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import Operation, Progress
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import (
+    ends_with_verdict,
+    require,
+    stop_if,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import FAIL, PASS, failed, passed
 
 FAILING = "a" * 40
 FIX = "b" * 40

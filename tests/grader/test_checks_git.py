@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.checks.git import clone_origin_verdict
-from ansible.module_utils.labgrader.collect import Site
-from ansible.module_utils.labgrader.gitstate import CloneState
-from ansible.module_utils.labgrader.grading import Declared, LabState
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.git import clone_origin_verdict
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import Site
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.gitstate import CloneState
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import Declared, LabState
 
 
 def state_with(clone):

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from ansible.module_utils.labgrader.grading import grade
-from ansible.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import grade
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 
 from tests.conftest import WORLDS
 from tests.grader.conftest import host_collector

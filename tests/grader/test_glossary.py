@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from ansible.module_utils.labgrader import i18n
-from ansible.module_utils.labgrader.labs import LABS
-from ansible.module_utils.labgrader.report.labels import LABELS, LEARNER_LABELS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import LABELS, LEARNER_LABELS
 
 # term: (ja, ko, forbidden in ja, forbidden in ko); the forbidden entries are regular expressions.
 GLOSSARY = {

@@ -6,11 +6,17 @@ from __future__ import annotations
 
 import datetime
 
-from ansible.module_utils.labgrader import i18n
-from ansible.module_utils.labgrader.collect import Reads, Site
-from ansible.module_utils.labgrader.grading import ClusterView, Declared, Lab, LabState, grade
-from ansible.module_utils.labgrader.kubestate import ClusterState
-from ansible.module_utils.labgrader.verdict import failed, passed, pending
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import Reads, Site
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import (
+    ClusterView,
+    Declared,
+    Lab,
+    LabState,
+    grade,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kubestate import ClusterState
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed, pending
 
 API = {"applications": ("/apis/argoproj.io/v1alpha1/namespaces/argocd/applications", None)}
 

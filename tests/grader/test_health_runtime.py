@@ -17,8 +17,8 @@ import venv
 from pathlib import Path
 
 import pytest
-from ansible.module_utils.labgrader.health import check_health, probe_runtime
-from ansible.module_utils.labgrader.runtime import (
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.health import check_health, probe_runtime
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runtime import (
     RUNTIME_SECONDS,
     environment_findings,
     interpreter_site_packages,
@@ -28,7 +28,7 @@ from ansible.module_utils.labgrader.runtime import (
 
 ROOT = Path(__file__).resolve().parents[2]
 # The grader's package by the name its modules import (the whole-repository import rewrite renames it).
-GRADER_PACKAGE = "ansible.module_utils.labgrader"
+GRADER_PACKAGE = "ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader"
 REAL_SITE_PACKAGES = Path(sys.prefix) / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
 YAML_INIT = b"__version__ = '6.0'\n"
 
@@ -257,7 +257,7 @@ def test_a_pth_in_the_interpreters_own_venv_is_found_after_it_ran(tmp_path):
         (lib.joinpath(*parents[:depth]) / "__init__.py").write_text("")
     lib.joinpath(*GRADER_PACKAGE.split(".")).symlink_to(ROOT / "plugins" / "module_utils" / "labgrader")
     program = ("import json, os, sys; sys.path.insert(0, sys.argv[1])\n"
-               "from ansible.module_utils.labgrader.health import check_health\n"
+               "from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.health import check_health\n"
                "print(json.dumps([os.environ.get('PTH_RAN'), check_health(sys.argv[2])]))")
     out = subprocess.run([str(tmp_path / "venv" / "bin" / "python"), "-c", program, str(tmp_path / "lib"),
                           str(tmp_path / "no-kubeconfig")], capture_output=True, text=True, timeout=60,

@@ -7,7 +7,7 @@ import string
 from pathlib import Path
 
 import pytest
-from ansible.module_utils.labgrader import i18n
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
 
 SOURCES = list((Path(__file__).resolve().parents[2] / "plugins" / "module_utils" / "labgrader").rglob("*.py"))
 

@@ -10,14 +10,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import yaml
-from ansible.module_utils.labgrader.kubestate import (
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kubestate import (
     MAX_OBJECT_DEPTH,
     ClusterError,
     DeepObject,
     KubeReader,
     collect_cluster,
 )
-from ansible.module_utils.labgrader.limits import depth
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.limits import depth
 
 ANSWERS = {
     "/ok": (200, json.dumps({"kind": "ConfigMapList", "items": [{"metadata": {"name": "a"}}]})),
@@ -142,9 +142,9 @@ def test_deep_answer_that_is_not_json(kubeconfig):
 
 
 def test_a_check_that_reads_a_deep_object_fails_and_the_others_do_not(kubeconfig):
-    from ansible.module_utils.labgrader.collect import Reads, Site
-    from ansible.module_utils.labgrader.grading import ClusterView, Declared, Lab, LabState
-    from ansible.module_utils.labgrader.verdict import passed
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import Reads, Site
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import ClusterView, Declared, Lab, LabState
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import passed
 
     snapshot = collect_cluster(kubeconfig, {"list": ("/deep-list", None), "get": ("/deep-get", None)})
     lab = Lab("t", {"en": "t"}, {1: {"en": "s"}}, Reads())

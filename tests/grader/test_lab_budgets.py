@@ -10,16 +10,25 @@ import os
 import shutil
 import time
 
-from ansible.module_utils.labgrader import collect as collect_module
-from ansible.module_utils.labgrader import i18n
-from ansible.module_utils.labgrader.checks import repo_server
-from ansible.module_utils.labgrader.collect import Reads, Site
-from ansible.module_utils.labgrader.gitstate import OUT_OF_TIME
-from ansible.module_utils.labgrader.grading import ClusterView, Declared, Lab, LabBudget, LabState, OutOfTime, grade, lab_budgets
-from ansible.module_utils.labgrader.kubestate import ClusterState
-from ansible.module_utils.labgrader.labs import LABS
-from ansible.module_utils.labgrader.runner import ARGUMENT_SPEC, grade_host
-from ansible.module_utils.labgrader.verdict import passed, pending
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import collect as collect_module
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks import repo_server
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import Reads, Site
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.gitstate import OUT_OF_TIME
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import (
+    ClusterView,
+    Declared,
+    Lab,
+    LabBudget,
+    LabState,
+    OutOfTime,
+    grade,
+    lab_budgets,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kubestate import ClusterState
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runner import ARGUMENT_SPEC, grade_host
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import passed, pending
 
 from tests.grader.test_grading import Clock
 

@@ -34,7 +34,7 @@ def test_an_unknown_group_is_refused_with_the_known_ones():
 
 
 def test_the_groups_are_the_action_groups_options():
-    from ansible.module_utils.labgrader.site_defaults import SITE_OPTIONS, TOOL_OPTIONS
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.site_defaults import SITE_OPTIONS, TOOL_OPTIONS
 
     assert set(lab_options_filter.GROUPS["site"]) == set(SITE_OPTIONS)
     assert set(lab_options_filter.GROUPS["tools"]) == set(TOOL_OPTIONS)

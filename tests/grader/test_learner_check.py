@@ -12,9 +12,9 @@ import subprocess
 import sys
 
 import pytest
-from ansible.module_utils.labgrader import lab_command
-from ansible.module_utils.labgrader.checks import repo_server
-from ansible.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import lab_command
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks import repo_server
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 
 from tests.conftest import REPO_ROOT
 from tests.grader.test_readonly import (
@@ -195,7 +195,8 @@ def test_the_installed_lab_command_is_read_only(fake_api, tmp_path):
     assert "failed=0" in install(vm_root, host)
     assert "changed=0" in install(vm_root, host)  # a second provisioning run changes nothing
     library = vm_root / "opt" / "lab-grader" / "lib"
-    assert (library / "ansible/module_utils/labgrader/labs/capa_src/definition.py").is_file()
+    package = library / "ansible_collections/gitops_lab/grader/plugins/module_utils/labgrader"
+    assert (package / "labs/capa_src/definition.py").is_file()
     assert not [path for path in library.rglob("*") if "solution" in path.name]  # no answers on the VM
     server, seen = recording_server(fake_api.root)
     private = tmp_path / "private"

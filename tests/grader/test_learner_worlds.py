@@ -6,8 +6,8 @@ graded for every lab by test_every_lab.py."""
 from __future__ import annotations
 
 import pytest
-from ansible.module_utils.labgrader.grading import grade
-from ansible.module_utils.labgrader.labs import capa_src
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import grade
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import capa_src
 
 from tests.grader.conftest import collect_host, host_collector, judge
 

@@ -98,7 +98,7 @@ def test_ansible_doc_reads_the_module(name, tmp_path):
 
 def test_the_fragment_documents_the_defaults_of_site_defaults():
     """The defaults said once in Python (site_defaults.py) and once in the documentation."""
-    from ansible.module_utils.labgrader import site_defaults
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import site_defaults
 
     for part, spec in (("", site_defaults.SITE_OPTIONS), (".tools", site_defaults.TOOL_OPTIONS),
                        (".cluster", site_defaults.CLUSTER_OPTIONS)):

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from ansible.module_utils.labgrader.labs import LABS
 from ansible.module_utils.testing import patch_module_args
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 
 from tests.grader.test_module_docs import load
 

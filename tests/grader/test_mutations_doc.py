@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from ansible.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 
 from tests.conftest import REPO_ROOT
 

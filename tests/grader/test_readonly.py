@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from ansible.module_utils.labgrader.checks import repo_server
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks import repo_server
 
 from labworld.server import make_server
 from tests.conftest import REPO_ROOT

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
-from ansible.module_utils.labgrader.checks.argocd import tracking_id
-from ansible.module_utils.labgrader.json_values import unix
-from ansible.module_utils.labgrader.kube_objects import replicas_owner
-from ansible.module_utils.labgrader.labs.capa_src import step5_waves, step7_ignore
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import tracking_id
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import unix
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kube_objects import replicas_owner
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_src import step5_waves, step7_ignore
 
 from tests.conftest import REPO_ROOT
 from tests.grader.conftest import judge

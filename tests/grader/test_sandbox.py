@@ -10,7 +10,12 @@ import sys
 import time
 
 import pytest
-from ansible.module_utils.labgrader.sandbox import Sandbox, SandboxUnavailable, TreeRefused, login_env
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.sandbox import (
+    Sandbox,
+    SandboxUnavailable,
+    TreeRefused,
+    login_env,
+)
 
 from tests.grader.test_cgoa_probes import no_process_left
 
@@ -166,7 +171,7 @@ def test_links_in_a_copy_are_copies_and_loops_are_refused(learner):
 
 
 def test_a_copy_larger_than_the_bound_is_refused(learner, monkeypatch):
-    from ansible.module_utils.labgrader import sandbox as sandbox_module
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import sandbox as sandbox_module
 
     monkeypatch.setattr(sandbox_module, "COPY_MAX_BYTES", 1024)
     (learner / "root" / "lab" / "big").write_bytes(b"x" * 2048)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.settings import enrolled, settings_problems
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.settings import enrolled, settings_problems
 
 
 def test_good_settings_have_no_problem():

@@ -10,11 +10,11 @@ import stat
 from pathlib import Path
 
 import pytest
-from ansible.module_utils.labgrader.checks import repo_server
-from ansible.module_utils.labgrader.labs import LABS
-from ansible.module_utils.labgrader.solutions import SOLUTIONS
-from ansible.module_utils.labgrader.solutions.machine import SolveError
-from ansible.module_utils.labgrader.solutions.solve import solve, unfinished
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks import repo_server
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.solutions import SOLUTIONS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.solutions.machine import SolveError
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.solutions.solve import solve, unfinished
 
 from tests.conftest import REPO_ROOT
 
@@ -38,10 +38,13 @@ def test_every_lab_has_a_solution_with_one_function_per_step():
         assert len(SOLUTIONS[lab_id]) == max(check.step for check in lab.checks), lab_id
 
 
+PACKAGE = ["ansible_collections", "gitops_lab", "grader", "plugins", "module_utils", "labgrader"]
+
+
 def shipped(module_path):
-    """The labgrader modules AnsiballZ ships with a module: every `ansible.module_utils.labgrader`
-    import statement, at any depth of the syntax tree (as ansible-core's ModuleDepFinder visits
-    them), followed from file to file."""
+    """The labgrader modules AnsiballZ ships with a module: every import statement of the package
+    (PACKAGE), at any depth of the syntax tree (as ansible-core's ModuleDepFinder visits them),
+    followed from file to file."""
     base = REPO_ROOT / "plugins" / "module_utils"
     seen, todo = set(), [Path(module_path)]
     while todo:
@@ -54,10 +57,10 @@ def shipped(module_path):
                 names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
             for name in names:
                 parts = name.split(".")
-                if parts[:3] != ["ansible", "module_utils", "labgrader"]:
+                if parts[:len(PACKAGE)] != PACKAGE:
                     continue
-                for depth in range(3, len(parts) + 1):
-                    path = base.joinpath(*parts[2:depth])
+                for depth in range(len(PACKAGE), len(parts) + 1):
+                    path = base.joinpath(*parts[len(PACKAGE) - 1:depth])
                     for candidate in (path / "__init__.py", path.with_suffix(".py")):
                         if candidate.is_file() and candidate not in seen:
                             seen.add(candidate)

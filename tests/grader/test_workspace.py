@@ -6,7 +6,11 @@ import json
 import os
 
 import pytest
-from ansible.module_utils.labgrader.workspace import read_json, read_text, read_yaml_documents
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.workspace import (
+    read_json,
+    read_text,
+    read_yaml_documents,
+)
 
 
 @pytest.fixture

@@ -23,14 +23,12 @@ def limit_memory(megabytes):
 
 def module_utils():
     """The collection's Python root first on sys.path: the grader's module_utils by their collection name."""
-    import ansible.module_utils  # labgrader-legacy-import
 
-    ansible.module_utils.__path__.append(str(REPO_ROOT / "plugins" / "module_utils"))  # labgrader-legacy-import
     sys.path.insert(0, str(REPO_ROOT / "collections"))
 
 
 def op_json(args):
-    from ansible.module_utils.labgrader.workspace import read_json, read_yaml_documents
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.workspace import read_json, read_yaml_documents
 
     reader = read_json if args["op"] == "json" else read_yaml_documents
     read = reader(args["root"], args["name"])
@@ -38,7 +36,7 @@ def op_json(args):
 
 
 def op_repo(args):
-    from ansible.module_utils.labgrader.gitstate import collect_repo
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.gitstate import collect_repo
 
     repo = collect_repo(args["path"], "main", prefixes=("charts/web", "kust", "waves"),
                         tracked_paths=("waves/config.yaml", "waves/migrate.yaml"), timeout=args.get("timeout", 20))
@@ -47,14 +45,14 @@ def op_repo(args):
 
 
 def op_clone(args):
-    from ansible.module_utils.labgrader.gitstate import collect_clone
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.gitstate import collect_clone
 
     clone = collect_clone(args["path"])
     return {"problem": clone.problem, "detail": clone.detail, "remotes": clone.remotes, "push_urls": clone.push_urls}
 
 
 def op_cluster(args):
-    from ansible.module_utils.labgrader.kubestate import collect_cluster
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kubestate import collect_cluster
 
     state = collect_cluster(args["kubeconfig"], {"cms": ("/api/v1/namespaces/src-helm/configmaps", None),
                                                  "apps": ("/apis/apps/v1/namespaces/src-helm/deployments", None)},
@@ -63,16 +61,16 @@ def op_cluster(args):
 
 
 def op_health(args):
-    from ansible.module_utils.labgrader.health import check_health
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.health import check_health
 
     return check_health(args["kubeconfig"], timeout=args.get("timeout", 5))
 
 
 def op_grade(args):
     """The capa-src lab end to end: the module's collector, then grading with no settling."""
-    from ansible.module_utils.labgrader.collect import Site, collector
-    from ansible.module_utils.labgrader.grading import grade
-    from ansible.module_utils.labgrader.labs import LABS
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import Site, collector
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import grade
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 
     lab = LABS["capa-src"]
     host = Path(args["host_dir"])
@@ -89,7 +87,7 @@ def op_grade_host(args):
     """The module's whole grading of one host (runner.grade_host: every lab by one deadline of
     `time_budget` seconds, probes run for real, no settling, no health gate); the answer echoes
     `nonce`, which only this process knows, so that a forged answer can be told from its own."""
-    from ansible.module_utils.labgrader.runner import ARGUMENT_SPEC, grade_host
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runner import ARGUMENT_SPEC, grade_host
 
     host = Path(args["host_dir"])
     params = {name: spec.get("default") for name, spec in ARGUMENT_SPEC.items()}

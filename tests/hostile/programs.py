@@ -433,7 +433,7 @@ def leaked_pieces(text, secret=GRADER_TOKEN, piece=TOKEN_PIECE):
 
 
 def expected_check_ids():
-    from ansible.module_utils.labgrader.labs import LABS
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 
     return {check.id for check in LABS[LAB].checks}
 

@@ -563,6 +563,6 @@ def test_e2e_deep_values_leave_the_module_bounded(host):
         deep = {"d": deep}
     set_values_object(host, deep)
     answer, _ = e2e(host, "e2e-deep-found")
-    from ansible.module_utils.labgrader.limits import BOUND_DEPTH, depth
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.limits import BOUND_DEPTH, depth
 
     assert depth(answer["full"], 100) <= BOUND_DEPTH + 8

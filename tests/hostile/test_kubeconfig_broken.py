@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 import yaml
-from ansible.module_utils.labgrader.collect import read_kubeconfig
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import read_kubeconfig
 
 from tests.grader.conftest import collect_host, judge
 from tests.hostile.harness import edit_kubeconfig, run

@@ -11,10 +11,16 @@ import subprocess
 import time
 
 import pytest
-from ansible.module_utils.labgrader import limits, redaction
-from ansible.module_utils.labgrader.bounded_run import run_bounded
-from ansible.module_utils.labgrader.limits import Refused, bound, load_json, load_yaml, read_regular
-from ansible.module_utils.labgrader.redaction import scrub
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import limits, redaction
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.bounded_run import run_bounded
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.limits import (
+    Refused,
+    bound,
+    load_json,
+    load_yaml,
+    read_regular,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.redaction import scrub
 
 
 def refused(function, *args):

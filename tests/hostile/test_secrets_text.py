@@ -22,10 +22,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 import yaml
-from ansible.module_utils.labgrader import grading, kubestate, redaction
-from ansible.module_utils.labgrader.printable import printable
-from ansible.module_utils.labgrader.report import build
-from ansible.module_utils.labgrader.verdict import failed, passed
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import grading, kubestate, redaction
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.printable import printable
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report import build
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed
 
 from tests.conftest import load_plugin
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from ansible.module_utils.labgrader.grading import grade
-from ansible.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import grade
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 
 from labworld import WorldError
 from labworld.__main__ import main

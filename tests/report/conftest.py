@@ -8,7 +8,7 @@ import pytest
 @pytest.fixture
 def sample_registry(monkeypatch):
     """The report checks records against, and takes columns from, the labs of report_sample."""
-    from ansible.module_utils.labgrader.report import validate, views
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report import validate, views
     from report_sample import sample_labs
 
     labs = sample_labs()

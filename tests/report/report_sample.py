@@ -68,7 +68,7 @@ SAMPLE_STEPS = {
 
 def sample_labs():
     """{lab id: grading.Lab} declaring SAMPLE_STEPS, titled as lab() titles the steps."""
-    from ansible.module_utils.labgrader.grading import Lab
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import Lab
 
     labs = {}
     for lab_id, steps in SAMPLE_STEPS.items():
@@ -140,7 +140,7 @@ def synthetic_class(learners, labs=("capa-src", "cgoa-ci"), steps=8, checks_per_
     languages rotate en/ja/ko."""
     import random
 
-    from ansible.module_utils.labgrader import i18n
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
 
     rng = random.Random(seed)
     langs = ("en", "ja", "ko")

@@ -8,7 +8,7 @@ import hashlib
 import re
 import runpy
 
-from ansible.module_utils.labgrader.report.formats import html_assets, index_html
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats import html_assets, index_html
 
 from tests.conftest import REPO_ROOT
 

@@ -106,8 +106,8 @@ def test_documentation_and_class_attributes():
 
 
 def test_symbols_and_colours_come_from_the_one_vocabulary():
-    from ansible.module_utils.labgrader import vocabulary
-    from ansible.module_utils.labgrader.report.formats import matrix, page_data
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import vocabulary
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats import matrix, page_data
     assert matrix.SYMBOLS is vocabulary.SYMBOLS and page_data.SEVERITY is vocabulary.SEVERITY
     assert grade_matrix.vocabulary.SYMBOLS == vocabulary.SYMBOLS
     assert grade_matrix.COLORS == {"\u2713": "green", "\u2717": "red", "\u22ef": "yellow", "!": "magenta"}

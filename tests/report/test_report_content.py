@@ -7,9 +7,9 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
-from ansible.module_utils.labgrader.report import history, normalize, values
-from ansible.module_utils.labgrader.report.build import build_report
-from ansible.module_utils.labgrader.report.formats import junit_xml, page_data
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report import history, normalize, values
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.build import build_report
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats import junit_xml, page_data
 from report_sample import (
     GENERATED_AT,
     JA_HINT,
@@ -407,7 +407,7 @@ def test_translations_only_when_the_catalogue_reproduces_the_learners_text():
 
 
 def test_translations_with_the_real_catalogue():
-    from ansible.module_utils.labgrader import i18n
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
     params = {"what": "precedence.json replicas", "expected": 3, "found": 2}
     chk = check("capa-src", 2, "x", "FAIL", 3, 2, i18n.message("value_mismatch", params, "ko"),
                 i18n.hint("json_types", "ko"), "value_mismatch")

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.report.formats.learner_text import build_learner_text, learner_file_name
-from ansible.module_utils.labgrader.report.normalize import normalize_records
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.learner_text import (
+    build_learner_text,
+    learner_file_name,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.normalize import normalize_records
 
 
 def record(lang, checks, state="graded", error=None):

@@ -11,7 +11,7 @@ import sys
 import textwrap
 
 import pytest
-from ansible.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 from report_sample import record, registry_result
 
 from tests.conftest import REPO_ROOT

@@ -8,10 +8,10 @@ import copy
 import json
 
 import pytest
-from ansible.module_utils.labgrader import limits, verdict, vocabulary
-from ansible.module_utils.labgrader.grading import grade
-from ansible.module_utils.labgrader.labs import LABS
-from ansible.module_utils.labgrader.report import build, normalize, validate, views
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import limits, verdict, vocabulary
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import grade
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report import build, normalize, validate, views
 from report_sample import NOW, registry_result
 
 from tests.conftest import load_plugin

@@ -12,20 +12,37 @@ import os
 import stat
 import time
 
-from ansible.module_utils.labgrader import i18n, site_defaults
-from ansible.module_utils.labgrader.checks import repo_server
-from ansible.module_utils.labgrader.gitstate import GIT_TIMEOUT, OUT_OF_TIME, collect_clone, collect_repo, read_refs
-from ansible.module_utils.labgrader.grading import ClusterView, Declared, LabBudget, LabState, OutOfTime
-from ansible.module_utils.labgrader.kubestate import (
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n, site_defaults
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks import repo_server
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.gitstate import (
+    GIT_TIMEOUT,
+    OUT_OF_TIME,
+    collect_clone,
+    collect_repo,
+    read_refs,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import (
+    ClusterView,
+    Declared,
+    LabBudget,
+    LabState,
+    OutOfTime,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kubestate import (
     DEADLINE_TIMEOUTS,
     ClusterError,
     ClusterState,
     collect_cluster,
     load_kubeconfig,
 )
-from ansible.module_utils.labgrader.limits import Refused, read_regular
-from ansible.module_utils.labgrader.redaction import scrub
-from ansible.module_utils.labgrader.workspace import FileRead, read_json, read_text, read_yaml_documents
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.limits import Refused, read_regular
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.redaction import scrub
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.workspace import (
+    FileRead,
+    read_json,
+    read_text,
+    read_yaml_documents,
+)
 
 GITD_PORT = 9418  # the learners' URLs name it; gitd listens there on every VM
 

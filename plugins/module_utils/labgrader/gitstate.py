@@ -33,9 +33,9 @@ try:
 except ImportError:  # reported by the health gate
     git = None
 
-from ansible.module_utils.labgrader.bounded_run import run_bounded
-from ansible.module_utils.labgrader.limits import Refused, file_kind, read_regular
-from ansible.module_utils.labgrader.workspace import read_text
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.bounded_run import run_bounded
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.limits import Refused, file_kind, read_regular
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.workspace import read_text
 
 # Item 8 of issue 10: a history is read completely or the repo is refused; never silently cut.
 # rev-list and batch-check of 5000 commits take well under a second.

@@ -17,13 +17,25 @@ from __future__ import annotations
 
 import time
 
-from ansible.module_utils.labgrader import i18n
-from ansible.module_utils.labgrader.checks.require import ends_with_verdict
-from ansible.module_utils.labgrader.gitstate import OUT_OF_TIME
-from ansible.module_utils.labgrader.kubestate import MAX_OBJECT_DEPTH, ObjectTooDeep, readable
-from ansible.module_utils.labgrader.limits import bound
-from ansible.module_utils.labgrader.redaction import scrub, scrub_value
-from ansible.module_utils.labgrader.verdict import ERROR, FAIL, PENDING, errored, failed, summarize, worst
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import ends_with_verdict
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.gitstate import OUT_OF_TIME
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kubestate import (
+    MAX_OBJECT_DEPTH,
+    ObjectTooDeep,
+    readable,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.limits import bound
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.redaction import scrub, scrub_value
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import (
+    ERROR,
+    FAIL,
+    PENDING,
+    errored,
+    failed,
+    summarize,
+    worst,
+)
 
 
 class UndeclaredRead(KeyError):

@@ -13,9 +13,9 @@ import importlib.util
 import os
 import sys
 
-from ansible.module_utils.labgrader.json_values import dig
-from ansible.module_utils.labgrader.kubestate import ClusterError, KubeReader
-from ansible.module_utils.labgrader.runtime import (
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kubestate import ClusterError, KubeReader
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runtime import (
     environment_findings,
     interpreter_site_packages,
     runtime_problem,

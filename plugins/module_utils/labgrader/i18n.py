@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from ansible.module_utils.labgrader.vocabulary import LANGUAGES
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import LANGUAGES
 
 # {key: (en, ja, ko)}; placeholders are str.format fields filled from the check's params.
 MESSAGES = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 
-from ansible.module_utils.labgrader.verdict import failed
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed
 
 MISSING = object()
 

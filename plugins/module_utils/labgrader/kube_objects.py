@@ -3,7 +3,7 @@ conditions, field owners."""
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.json_values import dig
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig
 
 
 def containers(obj):

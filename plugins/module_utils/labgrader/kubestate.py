@@ -43,8 +43,8 @@ import threading
 import time
 from urllib.parse import urlencode, urlsplit
 
-from ansible.module_utils.labgrader.limits import Refused, depth, load_yaml, read_regular
-from ansible.module_utils.labgrader.redaction import register_secret, scrub
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.limits import Refused, depth, load_yaml, read_regular
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.redaction import register_secret, scrub
 
 DEFAULT_TIMEOUT = 10.0
 MAX_KUBECONFIG_BYTES = 1024 * 1024

@@ -23,14 +23,14 @@ import json
 import os
 import sys
 
-from ansible.module_utils.labgrader.i18n import pick
-from ansible.module_utils.labgrader.labs import LABS
-from ansible.module_utils.labgrader.report.labels import LABELS, kind_label
-from ansible.module_utils.labgrader.report.values import term_safe
-from ansible.module_utils.labgrader.runner import ARGUMENT_SPEC, grade_host, option_problem
-from ansible.module_utils.labgrader.settings import enrolled
-from ansible.module_utils.labgrader.site_defaults import DEFAULT_LABS
-from ansible.module_utils.labgrader.vocabulary import ERROR, LANGUAGES, PASS, SYMBOLS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.i18n import pick
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import LABELS, kind_label
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import term_safe
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runner import ARGUMENT_SPEC, grade_host, option_problem
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.settings import enrolled
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.site_defaults import DEFAULT_LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import ERROR, LANGUAGES, PASS, SYMBOLS
 
 DEFAULT_CONFIG = "/opt/lab-grader/lab-check.json"
 CONFIG_MAX_BYTES = 64 * 1024

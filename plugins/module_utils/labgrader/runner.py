@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import time
 
-from ansible.module_utils.labgrader.collect import Site, collector
-from ansible.module_utils.labgrader.grading import grade, lab_budgets
-from ansible.module_utils.labgrader.health import check_health
-from ansible.module_utils.labgrader.i18n import LANGUAGES
-from ansible.module_utils.labgrader.labs import LABS
-from ansible.module_utils.labgrader.settings import unknown_lab_message
-from ansible.module_utils.labgrader.site_defaults import CLUSTER_OPTIONS, KUBECONFIG, SITE_OPTIONS, TOOL_OPTIONS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import Site, collector
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import grade, lab_budgets
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.health import check_health
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.i18n import LANGUAGES
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.settings import unknown_lab_message
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.site_defaults import (
+    CLUSTER_OPTIONS,
+    KUBECONFIG,
+    SITE_OPTIONS,
+    TOOL_OPTIONS,
+)
 
 ARGUMENT_SPEC = {
     **CLUSTER_OPTIONS,

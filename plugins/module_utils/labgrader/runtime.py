@@ -30,7 +30,7 @@ import stat
 import sys
 import time
 
-from ansible.module_utils.labgrader.limits import Refused, file_kind, read_regular
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.limits import Refused, file_kind, read_regular
 
 # The grader venv (requirements/grader-runtime.txt with its closure, and pip) lists 3,857 files of
 # 107 MB in site-packages, hashed in about 0.2 CPU-s; the development venv with ansible-core 6,636

@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 
-from ansible.module_utils.labgrader.bounded_run import run_bounded
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.bounded_run import run_bounded
 
 SANDBOX_UID = 65534  # nobody: owns nothing a grader or a learner needs
 MEMORY_BYTES = 1024 * 1024 * 1024  # every process of one run together, tmpfs pages included

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import difflib
 
-from ansible.module_utils.labgrader.labs import LABS
-from ansible.module_utils.labgrader.site_defaults import enrolled
-from ansible.module_utils.labgrader.vocabulary import LANGUAGES
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.site_defaults import enrolled
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import LANGUAGES
 
 # Two-letter codes are one letter apart at best (jp/ja, kr/ko): difflib's ratio for them is 0.5.
 LANGUAGE_CUTOFF = 0.5

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.vocabulary import ERROR, FAIL, PASS, PENDING, STATUSES, worst  # noqa: F401
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import (  # noqa: F401
+    ERROR,
+    FAIL,
+    PASS,
+    PENDING,
+    STATUSES,
+    worst,
+)
 
 
 class Verdict:

@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import os
 
-from ansible.module_utils.labgrader.limits import Refused, load_json, load_yaml, read_regular
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.limits import (
+    Refused,
+    load_json,
+    load_yaml,
+    read_regular,
+)
 
 DEFAULT_MAX_BYTES = 1024 * 1024
 

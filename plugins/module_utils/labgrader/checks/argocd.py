@@ -7,11 +7,11 @@ import enum
 import posixpath
 from typing import NamedTuple
 
-from ansible.module_utils.labgrader.checks.evidence import blocked, file_problem
-from ansible.module_utils.labgrader.checks.require import require
-from ansible.module_utils.labgrader.i18n import show
-from ansible.module_utils.labgrader.json_values import dig, json_type, parse_time
-from ansible.module_utils.labgrader.verdict import failed, passed, pending
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import blocked, file_problem
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.i18n import show
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig, json_type, parse_time
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed, pending
 
 
 def find_application(documents, name):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.checks.require import require
-from ansible.module_utils.labgrader.json_values import dig, json_type, typed_field
-from ansible.module_utils.labgrader.verdict import failed, passed
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig, json_type, typed_field
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed
 
 
 def file_problem(read, hint=None):

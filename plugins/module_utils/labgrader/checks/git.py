@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 import re
 
-from ansible.module_utils.labgrader.checks.evidence import evidence
-from ansible.module_utils.labgrader.checks.require import stop_if
-from ansible.module_utils.labgrader.json_values import dig, typed_field
-from ansible.module_utils.labgrader.kube_objects import containers
-from ansible.module_utils.labgrader.verdict import failed, passed
-from ansible.module_utils.labgrader.workspace import parse_yaml_text
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import evidence
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import stop_if
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig, typed_field
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kube_objects import containers
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.workspace import parse_yaml_text
 
 
 def repo_blocked(state):

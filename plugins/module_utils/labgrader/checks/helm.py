@@ -5,8 +5,8 @@ parameters (--set) > valuesObject/values (last --values) > valueFiles > the char
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.json_values import dig
-from ansible.module_utils.labgrader.workspace import parse_yaml_text
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.workspace import parse_yaml_text
 
 
 def chart_name(tree, chart_dir):

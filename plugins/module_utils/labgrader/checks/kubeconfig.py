@@ -14,11 +14,11 @@ import contextlib
 import json
 import os
 
-from ansible.module_utils.labgrader.collect import load_kubeconfig_data
-from ansible.module_utils.labgrader.json_values import dig
-from ansible.module_utils.labgrader.kubestate import ClusterError
-from ansible.module_utils.labgrader.limits import Refused, load_yaml, read_regular
-from ansible.module_utils.labgrader.redaction import register_secret
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import load_kubeconfig_data
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kubestate import ClusterError
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.limits import Refused, load_yaml, read_regular
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.redaction import register_secret
 
 
 def _named(entries, name):

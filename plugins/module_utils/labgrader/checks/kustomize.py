@@ -4,8 +4,8 @@ rendered image reference reads (the build itself: checks/repo_server.py kustomiz
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.json_values import dig
-from ansible.module_utils.labgrader.workspace import parse_yaml_text
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.workspace import parse_yaml_text
 
 # kustomize's konfig.RecognizedKustomizationFileNames, in the order it looks for them.
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")

@@ -22,9 +22,13 @@ import sys
 import tempfile
 import time
 
-from ansible.module_utils.labgrader.bounded_run import run_bounded
-from ansible.module_utils.labgrader.redaction import scrub
-from ansible.module_utils.labgrader.sandbox import SandboxUnavailable, TreeRefused, login_env
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.bounded_run import run_bounded
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.redaction import scrub
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.sandbox import (
+    SandboxUnavailable,
+    TreeRefused,
+    login_env,
+)
 
 SCRIPT_TIMEOUT = 30.0
 OUTPUT_BYTES = 256 * 1024

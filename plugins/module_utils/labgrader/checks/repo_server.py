@@ -26,9 +26,16 @@ import posixpath
 import re
 
 import yaml
-from ansible.module_utils.labgrader.redaction import scrub
-from ansible.module_utils.labgrader.sandbox import Sandbox, SandboxUnavailable, TreeRefused, login_env, mktemp_name, reachable
-from ansible.module_utils.labgrader.workspace import parse_yaml_text
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.redaction import scrub
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.sandbox import (
+    Sandbox,
+    SandboxUnavailable,
+    TreeRefused,
+    login_env,
+    mktemp_name,
+    reachable,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.workspace import parse_yaml_text
 
 HELM_BINARY = "/usr/local/bin/helm"  # where roles/grader_runtime installs them (the module's defaults)
 KUSTOMIZE_BINARY = "/usr/local/bin/kustomize"

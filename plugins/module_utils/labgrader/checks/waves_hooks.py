@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ansible.module_utils.labgrader.kube_objects import annotation
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kube_objects import annotation
 
 SYNC_WAVE = "argocd.argoproj.io/sync-wave"
 HOOK = "argocd.argoproj.io/hook"

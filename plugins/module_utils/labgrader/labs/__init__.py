@@ -4,8 +4,8 @@ folder (labs/<id>/, whose `lab` is the Lab object) and one line below; its solut
 is listed in solutions/__init__.py, which nothing here imports (a learner's VM must not receive it)
 (docs/adding-a-lab.md)."""
 
-from ansible.module_utils.labgrader import i18n
-from ansible.module_utils.labgrader.labs import capa_src, cgoa_ci
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import capa_src, cgoa_ci
 
 LABS = {module.lab.id: module.lab for module in (capa_src, cgoa_ci)}
 

@@ -5,13 +5,24 @@ from __future__ import annotations
 import datetime
 import os
 
-from ansible.module_utils.labgrader.printable import printable_value
-from ansible.module_utils.labgrader.redaction import scrub_value
-from ansible.module_utils.labgrader.report.formats import CLASS_FILES, index_html, learner_text, matrix
-from ansible.module_utils.labgrader.report.formats.grades_json import build_grades
-from ansible.module_utils.labgrader.report.history import attach_changes, plan_run
-from ansible.module_utils.labgrader.report.normalize import normalize_records
-from ansible.module_utils.labgrader.report.views import UTC, ReportView, host_errors, iso_utc, learner_failures
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.printable import printable_value
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.redaction import scrub_value
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats import (
+    CLASS_FILES,
+    index_html,
+    learner_text,
+    matrix,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.grades_json import build_grades
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.history import attach_changes, plan_run
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.normalize import normalize_records
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import (
+    UTC,
+    ReportView,
+    host_errors,
+    iso_utc,
+    learner_failures,
+)
 
 
 def shown(value):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-from ansible.module_utils.labgrader.report.formats import CLASS_FILES
-from ansible.module_utils.labgrader.report.history import LATEST
-from ansible.module_utils.labgrader.report.views import stamp_utc
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats import CLASS_FILES
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.history import LATEST
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import stamp_utc
 
 
 def plan_report_dir(output_dir, now):

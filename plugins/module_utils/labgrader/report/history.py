@@ -6,10 +6,15 @@ from __future__ import annotations
 import json
 import os
 
-from ansible.module_utils.labgrader.report.normalize import host_error, lab_error, norm_check, norm_lab
-from ansible.module_utils.labgrader.report.values import as_text, natural_key, short_repr
-from ansible.module_utils.labgrader.report.views import host_score
-from ansible.module_utils.labgrader.vocabulary import ERROR_KINDS, LANGUAGES, PASS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.normalize import (
+    host_error,
+    lab_error,
+    norm_check,
+    norm_lab,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import as_text, natural_key, short_repr
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import host_score
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import ERROR_KINDS, LANGUAGES, PASS
 
 SCHEMA = "lab-grades/v1"
 LATEST = "latest"  # the symlink to the newest report folder

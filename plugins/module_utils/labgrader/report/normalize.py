@@ -6,10 +6,23 @@ from __future__ import annotations
 
 import json
 
-from ansible.module_utils.labgrader.report.validate import result_problem
-from ansible.module_utils.labgrader.report.values import as_int, as_text, jsonable, natural_key, record_lang, short_repr
-from ansible.module_utils.labgrader.verdict import summarize
-from ansible.module_utils.labgrader.vocabulary import ERROR, ERROR_KINDS, PASS, STATUSES, worst
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.validate import result_problem
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import (
+    as_int,
+    as_text,
+    jsonable,
+    natural_key,
+    record_lang,
+    short_repr,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import summarize
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import (
+    ERROR,
+    ERROR_KINDS,
+    PASS,
+    STATUSES,
+    worst,
+)
 
 
 def host_error(name, kind, message, details=None, lang="en"):

@@ -3,12 +3,20 @@ the labs the host is enrolled in; anything else rejects the whole host (docs/rep
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader import i18n
-from ansible.module_utils.labgrader.labs import LABS  # also registers every lab's messages in i18n
-from ansible.module_utils.labgrader.limits import BOUND_DEPTH, BOUND_ITEMS, BOUND_NODES, BOUND_STRING, bound
-from ansible.module_utils.labgrader.report.values import record_lang, short_repr
-from ansible.module_utils.labgrader.verdict import summarize
-from ansible.module_utils.labgrader.vocabulary import STATUSES, worst
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import (
+    LABS,  # also registers every lab's messages in i18n
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.limits import (
+    BOUND_DEPTH,
+    BOUND_ITEMS,
+    BOUND_NODES,
+    BOUND_STRING,
+    bound,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import record_lang, short_repr
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import summarize
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import STATUSES, worst
 
 # What lab_grade can legitimately return (grading.render): expected, found and params are
 # limits.bound() copies (params hold expected and found one level down), with bound's "…[…]"

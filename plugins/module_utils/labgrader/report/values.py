@@ -8,8 +8,8 @@ import math
 import re
 import unicodedata
 
-from ansible.module_utils.labgrader.printable import printable
-from ansible.module_utils.labgrader.vocabulary import LANGUAGES
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.printable import printable
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import LANGUAGES
 
 
 def natural_key(text):

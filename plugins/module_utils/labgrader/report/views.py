@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import datetime
 
-from ansible.module_utils.labgrader import i18n
-from ansible.module_utils.labgrader.labs import LABS
-from ansible.module_utils.labgrader.verdict import summarize
-from ansible.module_utils.labgrader.vocabulary import FAIL, LANGUAGES, PASS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import summarize
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import FAIL, LANGUAGES, PASS
 
 UTC = datetime.timezone.utc  # noqa: UP017 (module_utils stay importable on Python < 3.11)
 

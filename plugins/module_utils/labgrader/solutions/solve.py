@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import time
 
-from ansible.module_utils.labgrader.collect import Site, collector
-from ansible.module_utils.labgrader.grading import grade
-from ansible.module_utils.labgrader.labs import LABS
-from ansible.module_utils.labgrader.solutions import SOLUTIONS
-from ansible.module_utils.labgrader.solutions.machine import Machine, SolveError, Workspace
-from ansible.module_utils.labgrader.vocabulary import PASS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import Site, collector
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import grade
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.solutions import SOLUTIONS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.solutions.machine import Machine, SolveError, Workspace
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import PASS
 
 SETTLE_SECONDS = 90  # how long a grade may wait for Argo CD to finish what the last step started
 

@@ -9,7 +9,7 @@ The lab's parts: definition.py (the Lab object, its reads and Applications), mes
 step<N>_*.py (the checks, one module per step or group of steps from step N, imported in step order so the
 checks keep their order) and solution.py (the reference solution, listed in solutions/__init__.py, not imported here)."""
 
-from ansible.module_utils.labgrader.labs.capa_src import (  # noqa: F401 - importing registers the checks
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_src import (  # noqa: F401 - importing registers the checks
     step1_helm,
     step4_kustomize,
     step5_waves,
@@ -17,6 +17,6 @@ from ansible.module_utils.labgrader.labs.capa_src import (  # noqa: F401 - impor
     step7_ignore,
     step8_report,
 )
-from ansible.module_utils.labgrader.labs.capa_src.definition import lab
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_src.definition import lab
 
 __all__ = ["lab"]

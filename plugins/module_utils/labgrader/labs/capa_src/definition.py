@@ -4,10 +4,10 @@ three Applications the learner writes and applies (ApplicationTwin)."""
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.checks.argocd import ApplicationTwin
-from ansible.module_utils.labgrader.collect import Reads, Repo
-from ansible.module_utils.labgrader.grading import Lab, Owned
-from ansible.module_utils.labgrader.labs.capa_src.messages import HINTS, MESSAGES
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import ApplicationTwin
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import Reads, Repo
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import Lab, Owned
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_src.messages import HINTS, MESSAGES
 
 REPO_NAME = "src"
 HELM_APP, KUST_APP, WAVES_APP = "src-helm", "src-kust", "src-waves"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 
 import yaml
-from ansible.module_utils.labgrader.solutions.machine import SolveError
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.solutions.machine import SolveError
 
 HELM_APP, KUST_APP, WAVES_APP = "src-helm", "src-kust", "src-waves"
 SCALE_WAIT_SECONDS = 41  # the lab text: scale, then wait at least 40 s before checking

@@ -6,7 +6,7 @@ from __future__ import annotations
 import posixpath
 import secrets
 
-from ansible.module_utils.labgrader.checks.argocd import (
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import (
     DEFAULT_TRACKING_METHOD,
     INSTANCE_LABEL,
     TRACKING_ANNOTATION,
@@ -18,17 +18,31 @@ from ansible.module_utils.labgrader.checks.argocd import (
     tracking_marks,
     verdict_from_problems,
 )
-from ansible.module_utils.labgrader.checks.evidence import blocked, evidence, evidence_field, same_value
-from ansible.module_utils.labgrader.checks.git import images, object_verdict, repo_blocked, repo_url, repository_checks
-from ansible.module_utils.labgrader.checks.helm import chart_name, template_path
-from ansible.module_utils.labgrader.checks.repo_server import helm_template, resolve_value_files
-from ansible.module_utils.labgrader.checks.require import require, stop_if
-from ansible.module_utils.labgrader.i18n import show
-from ansible.module_utils.labgrader.json_values import dig
-from ansible.module_utils.labgrader.kube_objects import annotation
-from ansible.module_utils.labgrader.labs.capa_src.definition import HELM, HELM_APP, lab
-from ansible.module_utils.labgrader.verdict import errored, failed, passed
-from ansible.module_utils.labgrader.workspace import parse_yaml_text
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import (
+    blocked,
+    evidence,
+    evidence_field,
+    same_value,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.git import (
+    images,
+    object_verdict,
+    repo_blocked,
+    repo_url,
+    repository_checks,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.helm import chart_name, template_path
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.repo_server import (
+    helm_template,
+    resolve_value_files,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require, stop_if
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.i18n import show
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kube_objects import annotation
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_src.definition import HELM, HELM_APP, lab
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import errored, failed, passed
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.workspace import parse_yaml_text
 
 
 def repo_tree(state):

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import posixpath
 
-from ansible.module_utils.labgrader.checks.argocd import spec_problems, verdict_from_problems
-from ansible.module_utils.labgrader.checks.git import (
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import (
+    spec_problems,
+    verdict_from_problems,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.git import (
     find_object,
     images,
     object_verdict,
@@ -15,18 +18,18 @@ from ansible.module_utils.labgrader.checks.git import (
     wanted_or_first,
     yaml_objects,
 )
-from ansible.module_utils.labgrader.checks.kustomize import (
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.kustomize import (
     build_options,
     image_tag,
     kustomization,
     kustomization_paths,
     replicas_names,
 )
-from ansible.module_utils.labgrader.checks.repo_server import kustomize_build
-from ansible.module_utils.labgrader.checks.require import require, stop_if
-from ansible.module_utils.labgrader.json_values import dig
-from ansible.module_utils.labgrader.labs.capa_src.definition import KUST, KUST_APP, lab
-from ansible.module_utils.labgrader.verdict import errored, failed, passed, pending
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.repo_server import kustomize_build
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require, stop_if
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_src.definition import KUST, KUST_APP, lab
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import errored, failed, passed, pending
 
 
 def str_list(value):

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import re
 
-from ansible.module_utils.labgrader.checks.argocd import history_limit, operations_started, spec_judge, spec_problems
-from ansible.module_utils.labgrader.checks.evidence import evidence, evidence_field
-from ansible.module_utils.labgrader.checks.git import (
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import (
+    history_limit,
+    operations_started,
+    spec_judge,
+    spec_problems,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import evidence, evidence_field
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.git import (
     find_object,
     images,
     object_verdict,
@@ -16,8 +21,8 @@ from ansible.module_utils.labgrader.checks.git import (
     yaml_documents,
     yaml_objects,
 )
-from ansible.module_utils.labgrader.checks.require import require, stop_if
-from ansible.module_utils.labgrader.checks.waves_hooks import (
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require, stop_if
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.waves_hooks import (
     HOOK,
     HOOK_DELETE_POLICY,
     annotation_csv,
@@ -25,11 +30,11 @@ from ansible.module_utils.labgrader.checks.waves_hooks import (
     hook_types,
     wave_of,
 )
-from ansible.module_utils.labgrader.json_values import dig, parse_time, typed_field
-from ansible.module_utils.labgrader.kube_objects import command_line, condition, containers
-from ansible.module_utils.labgrader.labs.capa_src.definition import WAVES, WAVES_APP, lab
-from ansible.module_utils.labgrader.verdict import failed, passed
-from ansible.module_utils.labgrader.workspace import parse_yaml_text
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig, parse_time, typed_field
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kube_objects import command_line, condition, containers
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_src.definition import WAVES, WAVES_APP, lab
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.workspace import parse_yaml_text
 
 
 def as_argo_cd_reads(effective, expected, written):

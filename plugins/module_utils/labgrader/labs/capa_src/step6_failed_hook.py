@@ -3,14 +3,27 @@ until it synced the fix."""
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.checks.argocd import Operation, Progress, live_status, operations_started
-from ansible.module_utils.labgrader.checks.evidence import blocked, evidence_field, same_value
-from ansible.module_utils.labgrader.checks.git import named_commit, repo_blocked, yaml_documents
-from ansible.module_utils.labgrader.checks.require import require, stop_if
-from ansible.module_utils.labgrader.json_values import dig
-from ansible.module_utils.labgrader.kube_objects import command_line, condition, containers
-from ansible.module_utils.labgrader.labs.capa_src.definition import WAVES, WAVES_APP, lab
-from ansible.module_utils.labgrader.verdict import failed, passed, pending
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import (
+    Operation,
+    Progress,
+    live_status,
+    operations_started,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import (
+    blocked,
+    evidence_field,
+    same_value,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.git import (
+    named_commit,
+    repo_blocked,
+    yaml_documents,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require, stop_if
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kube_objects import command_line, condition, containers
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_src.definition import WAVES, WAVES_APP, lab
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed, pending
 
 
 def yaml_mode(text):

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.checks.argocd import (
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import (
     ARGOCD_MANAGER,
     automated_enabled,
     ignore_rule_covers,
     sync_options,
     verdict_from_problems,
 )
-from ansible.module_utils.labgrader.checks.evidence import blocked, evidence_field, evidence_fields, same_value
-from ansible.module_utils.labgrader.checks.require import require
-from ansible.module_utils.labgrader.json_values import dig
-from ansible.module_utils.labgrader.kube_objects import replicas_owner
-from ansible.module_utils.labgrader.labs.capa_src.definition import KUST, KUST_APP, lab
-from ansible.module_utils.labgrader.labs.capa_src.step4_kustomize import image_problems
-from ansible.module_utils.labgrader.verdict import failed, passed
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import (
+    blocked,
+    evidence_field,
+    evidence_fields,
+    same_value,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kube_objects import replicas_owner
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_src.definition import KUST, KUST_APP, lab
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_src.step4_kustomize import image_problems
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed
 
 IGNORE_RULE = {"group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/replicas"]}
 

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.checks.evidence import Agrees, blocked, evidence_field, report_answer, same_value
-from ansible.module_utils.labgrader.checks.require import require
-from ansible.module_utils.labgrader.json_values import dig
-from ansible.module_utils.labgrader.kube_objects import replicas_owner
-from ansible.module_utils.labgrader.labs.capa_src.definition import lab
-from ansible.module_utils.labgrader.labs.capa_src.step1_helm import PRECEDENCE_GREETING
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import (
+    Agrees,
+    blocked,
+    evidence_field,
+    report_answer,
+    same_value,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kube_objects import replicas_owner
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_src.definition import lab
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_src.step1_helm import PRECEDENCE_GREETING
 
 
 @lab.check(8, "helm-winner", hint="helm_precedence")

@@ -11,15 +11,24 @@ scripts.py (facts several checks share), step<N>_*.py (the checks, one module pe
 from step N, imported in step order so the checks keep their order) and solution.py (the
 reference solution, listed in solutions/__init__.py, not imported here)."""
 
-from ansible.module_utils.labgrader.labs.cgoa_ci import (  # noqa: F401 - importing registers the checks
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci import (  # noqa: F401 - importing registers the checks
     step1_deploy,
     step3_identity,
     step4_gate,
     step7_delivery,
 )
-from ansible.module_utils.labgrader.labs.cgoa_ci.definition import lab
-from ansible.module_utils.labgrader.labs.cgoa_ci.probe_cases import FEATURE_BRANCHES, PROBE_OBJECTS
-from ansible.module_utils.labgrader.labs.cgoa_ci.spec import APP, CI_NS, DRYRUN_NS, PROD_NS, VALIDATOR
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.definition import lab
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.probe_cases import (
+    FEATURE_BRANCHES,
+    PROBE_OBJECTS,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import (
+    APP,
+    CI_NS,
+    DRYRUN_NS,
+    PROD_NS,
+    VALIDATOR,
+)
 
 # What tests and the plane's mutation tables name (the Deployments the probes create, the
 # namespaces, the Application, the CI identity, the probes' branch names).

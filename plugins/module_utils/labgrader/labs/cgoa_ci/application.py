@@ -4,16 +4,16 @@ commit or later."""
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.checks.argocd import (
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import (
     ApplicationTwin,
     Operation,
     live_status,
     self_heal_due,
     self_heal_pending,
 )
-from ansible.module_utils.labgrader.labs.cgoa_ci.history import history_broken
-from ansible.module_utils.labgrader.labs.cgoa_ci.spec import APP
-from ansible.module_utils.labgrader.verdict import failed, passed, pending
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.history import history_broken
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import APP
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed, pending
 
 # Read as the lab declared it (reads.py "app"); a missing live twin's verdict names no step.
 APPLICATION = ApplicationTwin(APP, "app.yaml", read=lambda state: state.cluster.get("app"), step_param=False)

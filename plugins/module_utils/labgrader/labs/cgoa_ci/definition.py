@@ -4,10 +4,14 @@ __init__.py)."""
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.grading import Lab, Owned
-from ansible.module_utils.labgrader.labs.cgoa_ci.messages import HINTS, MESSAGES, STEP_TITLES
-from ansible.module_utils.labgrader.labs.cgoa_ci.reads import READS
-from ansible.module_utils.labgrader.labs.cgoa_ci.spec import APP, CI_NS, DRYRUN_NS, PROD_NS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import Lab, Owned
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.messages import (
+    HINTS,
+    MESSAGES,
+    STEP_TITLES,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.reads import READS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import APP, CI_NS, DRYRUN_NS, PROD_NS
 
 lab = Lab(
     "cgoa-ci",

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import functools
 
-from ansible.module_utils.labgrader.checks.git import find_object, named_commit, yaml_documents
-from ansible.module_utils.labgrader.checks.require import require
-from ansible.module_utils.labgrader.json_values import dig
-from ansible.module_utils.labgrader.labs.cgoa_ci.spec import WEB_YAML
-from ansible.module_utils.labgrader.verdict import failed
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.git import (
+    find_object,
+    named_commit,
+    yaml_documents,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import WEB_YAML
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed
 
 
 @functools.lru_cache(maxsize=1024)

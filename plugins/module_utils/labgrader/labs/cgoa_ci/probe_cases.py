@@ -5,7 +5,7 @@ grader (docs/sandbox.md)."""
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.labs.cgoa_ci.spec import BASE_IMAGE, WEB_YAML
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import BASE_IMAGE, WEB_YAML
 
 
 def manifest(name, replicas_key="replicas", replicas=1):

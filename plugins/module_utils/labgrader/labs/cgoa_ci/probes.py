@@ -8,8 +8,12 @@ import os
 import secrets
 import time
 
-from ansible.module_utils.labgrader.checks.kubeconfig import credentials, kubeconfig_cluster, referenced_files
-from ansible.module_utils.labgrader.checks.probes import (
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.kubeconfig import (
+    credentials,
+    kubeconfig_cluster,
+    referenced_files,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.probes import (
     NO_TIME_LEFT,
     ProbeOutOfTime,
     ProbeUnavailable,
@@ -22,9 +26,18 @@ from ansible.module_utils.labgrader.checks.probes import (
     stage_bare_repo,
     work_clone,
 )
-from ansible.module_utils.labgrader.labs.cgoa_ci.probe_cases import FEATURE_BRANCHES, hook_cases, validate_cases
-from ansible.module_utils.labgrader.labs.cgoa_ci.spec import HOOK
-from ansible.module_utils.labgrader.sandbox import Sandbox, SandboxUnavailable, TreeRefused, mktemp_name
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.probe_cases import (
+    FEATURE_BRANCHES,
+    hook_cases,
+    validate_cases,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import HOOK
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.sandbox import (
+    Sandbox,
+    SandboxUnavailable,
+    TreeRefused,
+    mktemp_name,
+)
 
 
 def run_probes(context):

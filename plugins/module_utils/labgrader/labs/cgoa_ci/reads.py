@@ -3,10 +3,10 @@ TokenReview) about the CI identity; and the lab's whole declared reads."""
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.checks.kubeconfig import current_context
-from ansible.module_utils.labgrader.collect import Reads, Repo
-from ansible.module_utils.labgrader.labs.cgoa_ci.probes import run_probes
-from ansible.module_utils.labgrader.labs.cgoa_ci.spec import (
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.kubeconfig import current_context
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import Reads, Repo
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.probes import run_probes
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import (
     APP,
     CI_NS,
     DRYRUN_NS,

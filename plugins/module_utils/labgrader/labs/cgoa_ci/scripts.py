@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from ansible.module_utils.labgrader.checks.evidence import file_problem
-from ansible.module_utils.labgrader.verdict import failed, passed
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import file_problem
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed
 
 
 def script_verdict(state, name, hint):

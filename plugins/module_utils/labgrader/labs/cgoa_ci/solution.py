@@ -9,7 +9,7 @@ import base64
 import os
 
 import yaml
-from ansible.module_utils.labgrader.solutions.machine import SolveError
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.solutions.machine import SolveError
 
 APP = "ci-web"
 TOKEN_DURATION = "8h"

@@ -3,17 +3,41 @@ could not apply, reverted."""
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.checks.argocd import automated_enabled, spec_judge, spec_problems
-from ansible.module_utils.labgrader.checks.evidence import evidence_field, same_value
-from ansible.module_utils.labgrader.checks.git import images, repo_blocked, repo_url, repository_checks, wanted_or_first
-from ansible.module_utils.labgrader.checks.require import require, stop_if
-from ansible.module_utils.labgrader.json_values import dig, is_integer
-from ansible.module_utils.labgrader.kube_objects import containers
-from ansible.module_utils.labgrader.labs.cgoa_ci.application import APPLICATION, app_at_revision, operation_progress
-from ansible.module_utils.labgrader.labs.cgoa_ci.definition import lab
-from ansible.module_utils.labgrader.labs.cgoa_ci.history import broken_commit, history_broken, oldest_first, web_at
-from ansible.module_utils.labgrader.labs.cgoa_ci.spec import APP, BASE_IMAGE, PROD_NS, WEB_YAML
-from ansible.module_utils.labgrader.verdict import failed, passed
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import (
+    automated_enabled,
+    spec_judge,
+    spec_problems,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import evidence_field, same_value
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.git import (
+    images,
+    repo_blocked,
+    repo_url,
+    repository_checks,
+    wanted_or_first,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require, stop_if
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig, is_integer
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kube_objects import containers
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.application import (
+    APPLICATION,
+    app_at_revision,
+    operation_progress,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.definition import lab
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.history import (
+    broken_commit,
+    history_broken,
+    oldest_first,
+    web_at,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import (
+    APP,
+    BASE_IMAGE,
+    PROD_NS,
+    WEB_YAML,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed
 
 repository_checks(lab)
 

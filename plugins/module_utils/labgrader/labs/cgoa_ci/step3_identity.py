@@ -5,14 +5,24 @@ from __future__ import annotations
 
 import re
 
-from ansible.module_utils.labgrader.checks.evidence import file_problem
-from ansible.module_utils.labgrader.checks.kubeconfig import current_context, jwt_claims, same_cluster
-from ansible.module_utils.labgrader.checks.require import stop_if
-from ansible.module_utils.labgrader.json_values import dig, is_integer
-from ansible.module_utils.labgrader.labs.cgoa_ci.definition import lab
-from ansible.module_utils.labgrader.labs.cgoa_ci.reads import ACCESS
-from ansible.module_utils.labgrader.labs.cgoa_ci.spec import CI_NS, DRYRUN_NS, TOKEN_LIFETIME, TOKEN_SKEW, VALIDATOR
-from ansible.module_utils.labgrader.verdict import errored, failed, passed
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import file_problem
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.kubeconfig import (
+    current_context,
+    jwt_claims,
+    same_cluster,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import stop_if
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig, is_integer
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.definition import lab
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.reads import ACCESS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import (
+    CI_NS,
+    DRYRUN_NS,
+    TOKEN_LIFETIME,
+    TOKEN_SKEW,
+    VALIDATOR,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import errored, failed, passed
 
 
 @lab.check(3, "service-account", hint="ci_rbac")

@@ -5,21 +5,21 @@ from __future__ import annotations
 
 import re
 
-from ansible.module_utils.labgrader.checks.argocd import synced_healthy
-from ansible.module_utils.labgrader.checks.evidence import blocked, file_problem
-from ansible.module_utils.labgrader.checks.git import clone_origin_verdict, repo_blocked
-from ansible.module_utils.labgrader.checks.probes import ProbeRun
-from ansible.module_utils.labgrader.checks.require import stop_if
-from ansible.module_utils.labgrader.grading import OutOfTime
-from ansible.module_utils.labgrader.json_values import dig
-from ansible.module_utils.labgrader.labs.cgoa_ci.application import APPLICATION
-from ansible.module_utils.labgrader.labs.cgoa_ci.definition import lab
-from ansible.module_utils.labgrader.labs.cgoa_ci.history import web_at
-from ansible.module_utils.labgrader.labs.cgoa_ci.messages import MESSAGES
-from ansible.module_utils.labgrader.labs.cgoa_ci.probe_cases import PROBE_OBJECTS
-from ansible.module_utils.labgrader.labs.cgoa_ci.scripts import script_text, script_verdict
-from ansible.module_utils.labgrader.labs.cgoa_ci.spec import APP, DRYRUN_NS, HOOK
-from ansible.module_utils.labgrader.verdict import errored, failed, passed
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import synced_healthy
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import blocked, file_problem
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.git import clone_origin_verdict, repo_blocked
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.probes import ProbeRun
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import stop_if
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import OutOfTime
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.application import APPLICATION
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.definition import lab
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.history import web_at
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.messages import MESSAGES
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.probe_cases import PROBE_OBJECTS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.scripts import script_text, script_verdict
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import APP, DRYRUN_NS, HOOK
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import errored, failed, passed
 
 
 @lab.check(4, "validate-script", hint="ci_validate")

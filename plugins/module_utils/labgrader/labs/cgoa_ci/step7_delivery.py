@@ -4,17 +4,32 @@ from __future__ import annotations
 
 import re
 
-from ansible.module_utils.labgrader.checks.argocd import self_heal_due, self_heal_pending
-from ansible.module_utils.labgrader.checks.evidence import blocked, evidence, evidence_field, report_answer, same_value
-from ansible.module_utils.labgrader.checks.git import images, repo_blocked, wanted_or_first
-from ansible.module_utils.labgrader.checks.require import require, stop_if
-from ansible.module_utils.labgrader.json_values import dig
-from ansible.module_utils.labgrader.labs.cgoa_ci.application import APPLICATION, app_at_revision, operation_progress
-from ansible.module_utils.labgrader.labs.cgoa_ci.definition import lab
-from ansible.module_utils.labgrader.labs.cgoa_ci.history import oldest_first, web_at
-from ansible.module_utils.labgrader.labs.cgoa_ci.scripts import script_text, script_verdict
-from ansible.module_utils.labgrader.labs.cgoa_ci.spec import APP, BUMP_IMAGE, BUMP_MESSAGE, PROD_NS
-from ansible.module_utils.labgrader.verdict import failed, passed, pending
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import self_heal_due, self_heal_pending
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import (
+    blocked,
+    evidence,
+    evidence_field,
+    report_answer,
+    same_value,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.git import images, repo_blocked, wanted_or_first
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require, stop_if
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.application import (
+    APPLICATION,
+    app_at_revision,
+    operation_progress,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.definition import lab
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.history import oldest_first, web_at
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.scripts import script_text, script_verdict
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import (
+    APP,
+    BUMP_IMAGE,
+    BUMP_MESSAGE,
+    PROD_NS,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed, pending
 
 
 @lab.check(7, "bump-script", hint="ci_bump")

@@ -8,7 +8,12 @@ and one entry here. The terminal matrix (matrix.py) and the learners' own files
 
 from __future__ import annotations
 
-from ansible.module_utils.labgrader.report.formats import grades_csv, grades_json, index_html, junit_xml
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats import (
+    grades_csv,
+    grades_json,
+    index_html,
+    junit_xml,
+)
 
 # In this order in grade_report's `files` (docs/report-format.md).
 CLASS_FILES = (grades_json, grades_csv, junit_xml, index_html)

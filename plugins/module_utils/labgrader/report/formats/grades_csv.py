@@ -5,10 +5,10 @@ from __future__ import annotations
 import csv
 import io
 
-from ansible.module_utils.labgrader.report.labels import kind_label
-from ansible.module_utils.labgrader.report.values import xml_safe
-from ansible.module_utils.labgrader.report.views import host_score, lab_columns
-from ansible.module_utils.labgrader.vocabulary import ERROR, PASS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import kind_label
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import xml_safe
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import host_score, lab_columns
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import ERROR, PASS
 
 NAME = "csv"
 FILE = "grades.csv"

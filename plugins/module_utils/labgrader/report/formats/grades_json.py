@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 
-from ansible.module_utils.labgrader.report.history import SCHEMA
-from ansible.module_utils.labgrader.report.views import compute_counts, host_score, lab_columns
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.history import SCHEMA
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import (
+    compute_counts,
+    host_score,
+    lab_columns,
+)
 
 NAME = "json"
 FILE = "grades.json"

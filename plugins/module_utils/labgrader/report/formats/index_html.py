@@ -13,13 +13,26 @@ import hashlib
 import html
 import json
 
-from ansible.module_utils.labgrader.report.formats import html_assets
-from ansible.module_utils.labgrader.report.formats.page_data import page_data, script_json
-from ansible.module_utils.labgrader.report.history import SCHEMA
-from ansible.module_utils.labgrader.report.labels import LABELS, label
-from ansible.module_utils.labgrader.report.values import xml_safe
-from ansible.module_utils.labgrader.report.views import compute_counts, host_score, lab_columns, step_title
-from ansible.module_utils.labgrader.vocabulary import ERROR, LANGUAGE_NAMES, PASS, SEVERITY, STATUSES, SYMBOLS, worst
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats import html_assets
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.page_data import page_data, script_json
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.history import SCHEMA
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import LABELS, label
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import xml_safe
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import (
+    compute_counts,
+    host_score,
+    lab_columns,
+    step_title,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import (
+    ERROR,
+    LANGUAGE_NAMES,
+    PASS,
+    SEVERITY,
+    STATUSES,
+    SYMBOLS,
+    worst,
+)
 from jinja2 import Environment, StrictUndefined
 from markupsafe import Markup
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
-from ansible.module_utils.labgrader.report.values import show_value, xml_safe
-from ansible.module_utils.labgrader.vocabulary import ERROR, FAIL, PENDING
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import show_value, xml_safe
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import ERROR, FAIL, PENDING
 
 NAME = "junit"
 FILE = "junit.xml"

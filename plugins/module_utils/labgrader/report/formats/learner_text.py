@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from ansible.module_utils.labgrader.report.labels import LABELS, LEARNER_LABELS, kind_label
-from ansible.module_utils.labgrader.report.values import show_value, term_safe
-from ansible.module_utils.labgrader.vocabulary import ERROR, FAIL, PASS, SYMBOLS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import LABELS, LEARNER_LABELS, kind_label
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import show_value, term_safe
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import ERROR, FAIL, PASS, SYMBOLS
 
 
 def learner_file_name(host):

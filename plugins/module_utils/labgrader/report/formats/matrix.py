@@ -5,11 +5,23 @@ from __future__ import annotations
 
 import unicodedata
 
-from ansible.module_utils.labgrader.report.history import change_counts
-from ansible.module_utils.labgrader.report.labels import kind_label
-from ansible.module_utils.labgrader.report.values import display_width, term_safe
-from ansible.module_utils.labgrader.report.views import compute_counts, host_errors, host_score, lab_columns
-from ansible.module_utils.labgrader.vocabulary import ASCII_SYMBOLS, ERROR, FAIL, PASS, PENDING, SYMBOLS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.history import change_counts
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import kind_label
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import display_width, term_safe
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import (
+    compute_counts,
+    host_errors,
+    host_score,
+    lab_columns,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import (
+    ASCII_SYMBOLS,
+    ERROR,
+    FAIL,
+    PASS,
+    PENDING,
+    SYMBOLS,
+)
 
 MATRIX_WIDTH = 100
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from ansible.module_utils.labgrader import i18n
-from ansible.module_utils.labgrader.report.values import show_value, xml_safe
-from ansible.module_utils.labgrader.vocabulary import LANGUAGES, SEVERITY, STATUSES, SYMBOLS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import show_value, xml_safe
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import LANGUAGES, SEVERITY, STATUSES, SYMBOLS
 
 
 def translations(check, host_lang, render_message=None, render_hint=None):
