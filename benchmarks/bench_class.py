@@ -152,8 +152,8 @@ def learner_worlds():
     from labworld.world import load
     worlds = {}
     for lab_dir in sorted(p for p in WORLDS.iterdir() if p.is_dir()):
-        if not (LAB_MODULES / f"{lab_dir.name.replace('-', '_')}.py").exists():
-            continue  # not a lab (the demo class's combined worlds)
+        if not (LAB_MODULES / lab_dir.name.replace("-", "_") / "__init__.py").exists():
+            continue  # not a lab's package (the demo class's combined worlds)
         usable = []
         for path in sorted(lab_dir.glob("*.yaml")):
             if path.name in NOT_LEARNER_WORLDS:
