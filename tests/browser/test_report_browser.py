@@ -64,22 +64,8 @@ def click(browser, selector):
     return rect
 
 
-@pytest.mark.parametrize("learners", [8, 200])
-def test_class_report_layout_details_and_no_network(browser, tmp_path, learners):
-    out = tmp_path / "reports" / "20261130T051200Z"
-    built = write_class(out, learners)
-    page = (out / "index.html").as_uri()
-    seconds = browser.navigate(page)
-    print(f"{learners} learners: index.html {os.path.getsize(out / 'index.html')} bytes, loaded in {seconds:.2f} s")
-    assert browser.evaluate("document.querySelectorAll('#rows tr').length") == learners
-
-    # 16 step columns fit in 1280 px: no horizontal scroll
-    assert browser.evaluate("document.querySelectorAll('th[data-st]').length") == 16
-    assert browser.evaluate("document.documentElement.scrollWidth") <= WIDTH
-    save(browser, tmp_path, f"report-{learners}.png")
-
-    # details next to the cell: a FAIL cell of a learner whose language is not the page's
-    cell = "tr[data-name='learner002'] td.s-FAIL button"
+def details_open_next_to_the_cell(browser, tmp_path, learners, cell):
+    """Details next to the cell: a FAIL cell of a learner whose language is not the page's."""
     browser.evaluate("window.scrollTo(0, 0)")
     rect = click(browser, cell)
     pop = box(browser, "#pop")
@@ -100,6 +86,8 @@ def test_class_report_layout_details_and_no_network(browser, tmp_path, learners)
         save(browser, tmp_path, "report-8-details.png")
     browser.evaluate("var s=document.querySelector('#pop select');s.value='learner';s.dispatchEvent(new Event('change'))")
 
+
+def escape_closes_the_details(browser, cell):
     # Esc closes the details and gives the focus back to the cell, without scrolling
     scroll_before = browser.evaluate("window.scrollY")
     browser.key("Escape", "Escape")
@@ -107,6 +95,8 @@ def test_class_report_layout_details_and_no_network(browser, tmp_path, learners)
     assert browser.evaluate(f"document.activeElement === document.querySelector({json.dumps(cell)})")
     assert browser.evaluate("window.scrollY") == scroll_before
 
+
+def filters_and_sorts(browser, built):
     # errors first; then only the learners who could not be graded or have a grader error
     in_error = built["counts"]["hosts_in_error"] + sum(
         1 for h in built["hosts"] if any(lab["error"] for lab in h["labs"].values()))
@@ -129,6 +119,8 @@ def test_class_report_layout_details_and_no_network(browser, tmp_path, learners)
     assert order == sorted(order) and order[0] == (-1, -1)
     browser.evaluate("var s=document.getElementById('f-sort');s.value='s_name';s.dispatchEvent(new Event('change'))")
 
+
+def language_switch_relabels_the_page(browser, cell):
     # the page language switch relabels the page, tooltips included, and the details follow it
     browser.evaluate("var s=document.getElementById('ui-lang');s.value='ja';s.dispatchEvent(new Event('change'))")
     assert browser.evaluate("document.querySelector('th.corner').textContent") == "\u53d7\u8b1b\u8005"  # 受講者
@@ -140,21 +132,45 @@ def test_class_report_layout_details_and_no_network(browser, tmp_path, learners)
     browser.key("Escape", "Escape")
     browser.evaluate("var s=document.getElementById('ui-lang');s.value='en';s.dispatchEvent(new Event('change'))")
 
+
+def header_and_details_far_down_the_page(browser, tmp_path):
+    # the header (lab, step and pass-rate rows) stays visible after scrolling down
+    browser.evaluate("window.scrollTo(0, 2500)")
+    assert browser.evaluate("window.scrollY") >= 2000
+    head = box(browser, "#matrix thead")
+    assert abs(head["top"]) <= 1 and head["height"] > 40
+    assert browser.evaluate(
+        f"document.getElementById('matrix').tHead.contains(document.elementFromPoint(300, {head['height'] / 2}))")
+    # details of a cell far down the page open next to it, in view
+    cell_down = "tr[data-name='learner120'] td.s-FAIL button"
+    rect = click(browser, cell_down)
+    pop = box(browser, "#pop")
+    assert 0 <= rect["top"] <= HEIGHT and (0 <= pop["top"] - rect["bottom"] <= 8 or 0 <= rect["top"] - pop["bottom"] <= 8)
+    save(browser, tmp_path, "report-200-scrolled.png")
+    browser.key("Escape", "Escape")
+
+
+@pytest.mark.parametrize("learners", [8, 200])
+def test_class_report_layout_details_and_no_network(browser, tmp_path, learners):
+    out = tmp_path / "reports" / "20261130T051200Z"
+    built = write_class(out, learners)
+    page = (out / "index.html").as_uri()
+    seconds = browser.navigate(page)
+    print(f"{learners} learners: index.html {os.path.getsize(out / 'index.html')} bytes, loaded in {seconds:.2f} s")
+    assert browser.evaluate("document.querySelectorAll('#rows tr').length") == learners
+
+    # 16 step columns fit in 1280 px: no horizontal scroll
+    assert browser.evaluate("document.querySelectorAll('th[data-st]').length") == 16
+    assert browser.evaluate("document.documentElement.scrollWidth") <= WIDTH
+    save(browser, tmp_path, f"report-{learners}.png")
+
+    cell = "tr[data-name='learner002'] td.s-FAIL button"
+    details_open_next_to_the_cell(browser, tmp_path, learners, cell)
+    escape_closes_the_details(browser, cell)
+    filters_and_sorts(browser, built)
+    language_switch_relabels_the_page(browser, cell)
     if learners == 200:
-        # the header (lab, step and pass-rate rows) stays visible after scrolling down
-        browser.evaluate("window.scrollTo(0, 2500)")
-        assert browser.evaluate("window.scrollY") >= 2000
-        head = box(browser, "#matrix thead")
-        assert abs(head["top"]) <= 1 and head["height"] > 40
-        assert browser.evaluate(
-            f"document.getElementById('matrix').tHead.contains(document.elementFromPoint(300, {head['height'] / 2}))")
-        # details of a cell far down the page open next to it, in view
-        cell_down = "tr[data-name='learner120'] td.s-FAIL button"
-        rect = click(browser, cell_down)
-        pop = box(browser, "#pop")
-        assert 0 <= rect["top"] <= HEIGHT and (0 <= pop["top"] - rect["bottom"] <= 8 or 0 <= rect["top"] - pop["bottom"] <= 8)
-        save(browser, tmp_path, "report-200-scrolled.png")
-        browser.key("Escape", "Escape")
+        header_and_details_far_down_the_page(browser, tmp_path)
 
     # not one network request: the page itself is the only URL loaded
     browser.evaluate("1")
