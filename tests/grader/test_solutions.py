@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks import repo_server
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.solutions import SOLUTIONS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.solutions.machine import SolveError
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.solutions.registry import SOLUTIONS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.solutions.solve import solve, unfinished
 
 from tests.conftest import REPO_ROOT

@@ -218,7 +218,7 @@ class Lab:
     `reads` is a collect.Reads. `messages` and `hints` are {key: (en, ja, ko)}; they join the
     shared catalogue of i18n when the lab is registered (labs/__init__.py). Its reference solution
     lives in its package (labs/<id>/solution.py) but not on this object: lab_grade and `lab check`
-    run on the learner's VM and ship what the Lab imports (solutions/__init__.py).
+    run on the learner's VM and ship what the Lab imports (solutions/registry.py).
     """
 
     def __init__(self, lab_id, title, step_titles, reads, messages=None, hints=None, owns=None):

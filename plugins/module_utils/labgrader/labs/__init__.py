@@ -1,7 +1,7 @@
 """The labs this grader knows: one object per lab, listed here with plain imports so that
 AnsiballZ ships them with the module (no importlib lookups). Adding a lab: its package in this
 folder (labs/<id>/, whose `lab` is the Lab object) and one line below; its solution (labs/<id>/solution.py)
-is listed in solutions/__init__.py, which nothing here imports (a learner's VM must not receive it)
+is listed in solutions/registry.py, which nothing here imports (a learner's VM must not receive it)
 (docs/adding-a-lab.md)."""
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n

@@ -1,14 +1,3 @@
-"""Reference solutions: each lab's steps (labs/<id>/solution.py), the Machine and Workspace they
-act on (machine.py) and the one way they are run (solve.py).
-
-The solutions are listed here, not on the Lab objects: lab_grade and the learner's `lab check`
-run on the learner's VM, and AnsiballZ ships every module the Lab imports, so a Lab that carried
-its solution would hand each learner the answers with every grading run. Only lab_solve (an
-instructor's playbooks/solve.yml) imports this registry; tests/grader/test_solutions.py proves
-that nothing a learner's VM receives reaches it, and that every lab of LABS has its solution here.
-"""
-
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_src import solution as capa_src
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci import solution as cgoa_ci
-
-SOLUTIONS = {"capa-src": capa_src.STEPS, "cgoa-ci": cgoa_ci.STEPS}  # lab id -> one function per step
+"""Reference solutions: each lab's steps (labs/<id>/solution.py), listed in registry.py; the
+Machine and Workspace they act on (machine.py) and the one way they are run (solve.py). Nothing is
+imported here: a lab's solution imports machine.py, and the registry imports the solutions."""

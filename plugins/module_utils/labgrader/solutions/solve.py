@@ -1,4 +1,4 @@
-"""How a lab's reference solution (solutions/__init__.py: one function per step, called with the
+"""How a lab's reference solution (solutions/registry.py: one function per step, called with the
 Machine and the lab's Workspace of solutions/machine.py) is run: the grader decides what is left
 to do.
 
@@ -15,8 +15,8 @@ import time
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import Site, collector
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import grade
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.solutions import SOLUTIONS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.solutions.machine import Machine, SolveError, Workspace
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.solutions.registry import SOLUTIONS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import PASS
 
 SETTLE_SECONDS = 90  # how long a grade may wait for Argo CD to finish what the last step started

@@ -7,7 +7,7 @@ scales prod-api to 4).
 
 The lab's parts: definition.py (the Lab object, its reads and Applications), messages.py,
 step<N>_*.py (the checks, one module per step or group of steps from step N, imported in step order so the
-checks keep their order) and solution.py (the reference solution, listed in solutions/__init__.py, not imported here)."""
+checks keep their order) and solution.py (the reference solution, listed in solutions/registry.py, not imported here)."""
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_src import (  # noqa: F401 - importing registers the checks
     step1_helm,

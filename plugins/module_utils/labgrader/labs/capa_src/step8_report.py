@@ -15,34 +15,28 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kube_o
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_src.definition import lab
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_src.step1_helm import PRECEDENCE_GREETING
 
-
-@lab.check(8, "helm-winner", hint="helm_precedence")
-def report_helm_winner(state):
-    return report_answer(state, "helm_winner", "string", "parameters", "helm_precedence",
-                         Agrees("precedence.json", "greeting", lambda v: v == PRECEDENCE_GREETING, PRECEDENCE_GREETING))
-
-
-@lab.check(8, "replicas-winner", hint="helm_precedence")
-def report_replicas_winner(state):
-    return report_answer(state, "replicas_winner", "string", "valuesObject", "helm_precedence")
-
-
-@lab.check(8, "helm-installed", hint="helm_template_only")
-def report_helm_installed(state):
-    return report_answer(state, "helm_installed", "boolean", False, "helm_template_only",
-                         Agrees("tracking.json", "helm_release_secrets",
-                                lambda v: v == 0 and not isinstance(v, bool), 0))
+# One check per answer of report.json: (check name, key, JSON type, the true answer, hint, the
+# earlier evidence file whose value the answer must agree with, or None).
+ANSWERS = (
+    ("helm-winner", "helm_winner", "string", "parameters", "helm_precedence",
+     Agrees("precedence.json", "greeting", lambda v: v == PRECEDENCE_GREETING, PRECEDENCE_GREETING)),
+    ("replicas-winner", "replicas_winner", "string", "valuesObject", "helm_precedence", None),
+    ("helm-installed", "helm_installed", "boolean", False, "helm_template_only",
+     Agrees("tracking.json", "helm_release_secrets", lambda v: v == 0 and not isinstance(v, bool), 0)),
+    ("image-source", "image_source", "string", "application", "kustomize_images", None),
+    ("hook-blocked-sync", "hook_blocked_sync", "boolean", True, "hook_failed_phase",
+     Agrees("failed-hook.json", "live_mode", lambda v: v != "green", "live_mode != green")),
+)
 
 
-@lab.check(8, "image-source", hint="kustomize_images")
-def report_image_source(state):
-    return report_answer(state, "image_source", "string", "application", "kustomize_images")
+def answer_check(key, json_type, truth, hint, agrees_with):
+    def check(state):
+        return report_answer(state, key, json_type, truth, hint, agrees_with)
+    return check
 
 
-@lab.check(8, "hook-blocked-sync", hint="hook_failed_phase")
-def report_hook_blocked(state):
-    return report_answer(state, "hook_blocked_sync", "boolean", True, "hook_failed_phase",
-                         Agrees("failed-hook.json", "live_mode", lambda v: v != "green", "live_mode != green"))
+for _name, _key, _type, _truth, _hint, _agrees in ANSWERS:
+    lab.check(8, _name, hint=_hint)(answer_check(_key, _type, _truth, _hint, _agrees))
 
 
 @lab.check(8, "replicas-owner", hint="managed_fields")

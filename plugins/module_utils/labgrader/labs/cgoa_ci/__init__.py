@@ -9,7 +9,7 @@ messages.py, reads.py (what it reads from the API server), probe_cases.py and pr
 inputs and runs of the learner's programs in the sandbox), history.py, application.py and
 scripts.py (facts several checks share), step<N>_*.py (the checks, one module per group of steps
 from step N, imported in step order so the checks keep their order) and solution.py (the
-reference solution, listed in solutions/__init__.py, not imported here)."""
+reference solution, listed in solutions/registry.py, not imported here)."""
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci import (  # noqa: F401 - importing registers the checks
     step1_deploy,

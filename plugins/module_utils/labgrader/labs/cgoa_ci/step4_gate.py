@@ -79,25 +79,26 @@ def probe_verdict(state, probe, case, should_succeed, what_key, script, blocked_
 VALIDATE = "validate.sh"
 
 
-@lab.check(4, "validate-accepts-valid", hint="ci_validate")
-def validate_accepts_valid(state):
-    return probe_verdict(state, "validate", "valid", True, "phrase_probe_valid", VALIDATE)
+def probe_check(probe, case, should_succeed, what_key, blocked_by=None):
+    """A check of one probe run: `case` of `probe` must succeed (or fail); `blocked_by(state)` names
+    an earlier step that decides it, or None."""
+    script = VALIDATE if probe == "validate" else HOOK
+
+    def check(state):
+        return probe_verdict(state, probe, case, should_succeed, what_key, script,
+                             blocked_by=blocked_by(state) if blocked_by else None)
+    return check
 
 
-@lab.check(4, "validate-rejects-string-replicas", hint="ci_validate")
-def validate_rejects_string_replicas(state):
-    return probe_verdict(state, "validate", "string-replicas", False, "phrase_probe_string_replicas", VALIDATE)
-
-
-@lab.check(4, "validate-rejects-unknown-field", hint="ci_validate")
-def validate_rejects_unknown_field(state):
-    return probe_verdict(state, "validate", "unknown-field", False, "phrase_probe_unknown_field", VALIDATE)
-
-
-@lab.check(4, "validate-rejects-mixed", hint="ci_validate")
-def validate_rejects_mixed(state):
-    return probe_verdict(state, "validate", "mixed", False, "phrase_probe_mixed",
-                         VALIDATE)
+# validate.sh on the inputs of probe_cases.py: (check name, input, should it succeed, what it checks)
+VALIDATE_CHECKS = (
+    ("validate-accepts-valid", "valid", True, "phrase_probe_valid"),
+    ("validate-rejects-string-replicas", "string-replicas", False, "phrase_probe_string_replicas"),
+    ("validate-rejects-unknown-field", "unknown-field", False, "phrase_probe_unknown_field"),
+    ("validate-rejects-mixed", "mixed", False, "phrase_probe_mixed"),
+)
+for _name, _case, _succeeds, _what in VALIDATE_CHECKS:
+    lab.check(4, _name, hint="ci_validate")(probe_check("validate", _case, _succeeds, _what))
 
 
 def written_since(obj, started):
@@ -136,12 +137,6 @@ def validate_accepts_typo(state):
     return None
 
 
-@lab.check(5, "hook-rejects-typo-on-main", hint="ci_hook")
-def hook_rejects_typo(state):
-    return probe_verdict(state, "hook", "typo-main", False, "phrase_probe_typo_main", HOOK,
-                         blocked_by=validate_accepts_typo(state))
-
-
 def validate_blocks(state):
     """'blocked by step 4' when validate.sh itself refuses a valid Deployment (then no gate can
     accept one), else None."""
@@ -153,20 +148,16 @@ def validate_blocks(state):
     return None
 
 
-@lab.check(5, "hook-accepts-valid-main", hint="ci_hook")
-def hook_accepts_valid(state):
-    return probe_verdict(state, "hook", "valid-main", True, "phrase_probe_valid_main", HOOK,
-                         blocked_by=validate_blocks(state))
-
-
-@lab.check(5, "hook-rejects-delete-main", hint="ci_hook")
-def hook_rejects_delete(state):
-    return probe_verdict(state, "hook", "delete-main", False, "phrase_probe_delete_main", HOOK)
-
-
-@lab.check(5, "hook-accepts-other-branch", hint="ci_hook")
-def hook_accepts_branch(state):
-    return probe_verdict(state, "hook", "typo-branch", True, "phrase_probe_other_branch", HOOK)
+# the pre-receive hook on the pushes of probe_cases.py: (check name, push, should it be accepted,
+# what it checks, the earlier step that decides it)
+HOOK_CHECKS = (
+    ("hook-rejects-typo-on-main", "typo-main", False, "phrase_probe_typo_main", validate_accepts_typo),
+    ("hook-accepts-valid-main", "valid-main", True, "phrase_probe_valid_main", validate_blocks),
+    ("hook-rejects-delete-main", "delete-main", False, "phrase_probe_delete_main", None),
+    ("hook-accepts-other-branch", "typo-branch", True, "phrase_probe_other_branch", None),
+)
+for _name, _case, _succeeds, _what, _blocked_by in HOOK_CHECKS:
+    lab.check(5, _name, hint="ci_hook")(probe_check("hook", _case, _succeeds, _what, _blocked_by))
 
 
 # ---------------------------------------------------------------- step 6
