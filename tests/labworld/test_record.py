@@ -24,6 +24,8 @@ from labworld.materialize import materialize
 from tests.conftest import REPO_ROOT
 from tests.grader.conftest import host_collector
 
+KNOWN_LABS = ", ".join(sorted(LABS))  # as settings.unknown_lab_message lists them
+
 # (world, the labs it is graded for): each lab's golden and classic mistakes, the other shapes
 # of capa-src (nothing done, half done, mid-sync, retrying, garbage files), both labs at once.
 RECORDED = [
@@ -276,7 +278,7 @@ def test_commit_ids_become_templates_of_the_rebuilt_commits(fake_api, tmp_path):
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["--lab", "capa-sr"], "labworld: error: unknown lab capa-sr (did you mean capa-src?); known labs: capa-src, cgoa-ci"),
+    (["--lab", "capa-sr"], f"labworld: error: unknown lab capa-sr (did you mean capa-src?); known labs: {KNOWN_LABS}"),
     (["--lab", "cgoa-ci", "--kubeconfig", "/nonexistent/kubeconfig"],
      "labworld: error: kubeconfig: the kubeconfig /nonexistent/kubeconfig does not exist"),
     (["--lab", "cgoa-ci", "--api-timeout", "0"],
