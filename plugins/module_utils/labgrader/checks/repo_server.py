@@ -35,10 +35,12 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.sandbo
     mktemp_name,
     reachable,
 )
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.site_defaults import (  # noqa: F401 (Site's defaults; tests/conftest.py points them at its builds)
+    HELM_BINARY,
+    KUSTOMIZE_BINARY,
+)
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.workspace import parse_yaml_text
 
-HELM_BINARY = "/usr/local/bin/helm"  # where roles/grader_runtime installs them (the module's defaults)
-KUSTOMIZE_BINARY = "/usr/local/bin/kustomize"
 RUN_TIMEOUT = 20.0  # seconds per tool run; the lab's chart renders in about 0.2 s
 OUTPUT_BYTES = 1024 * 1024  # rendered manifests; more is the learner's problem, not a longer read
 DETAIL_CHARS = 600  # of a tool's error message, as shown in a verdict
