@@ -97,6 +97,22 @@ def test_bad_settings_fail_once_before_any_vm_is_touched(demo_class, tmp_path):
     assert "TASK [Grade the enrolled labs]" not in result.stdout
 
 
+def test_an_instructors_slip_in_a_site_or_run_setting_is_refused_before_any_vm(demo_class, tmp_path):
+    """A relative workspace root graded finished work 52/104; a settle timeout of abc failed every
+    host and still wrote a report; grade_strict=ture was silently false (issue 19)."""
+    before = requests_sent(demo_class)
+    result, grades = run_grade(demo_class, tmp_path, "-e", "lab_workspace_root=relative/path",
+                               "-e", "grade_settle_timeout=abc", "-e", "grade_strict=ture")
+    assert result.returncode == 2, result.stdout[-3000:]
+    assert grades is None
+    assert requests_sent(demo_class) == before
+    assert ("Grading settings: grade_settle_timeout 'abc' is not a number of seconds from 0 to 600 | "
+            "grade_strict 'ture' is not a boolean (true or false) | lab_workspace_root 'relative/path' is not "
+            "an absolute path (hosts: learner01, learner02, learner03, learner04, learner05 and 3 more)"
+            ) in result.stdout
+    assert "TASK [Grade the enrolled labs]" not in result.stdout
+
+
 def test_a_class_without_learners_fails_with_the_reason(tmp_path):
     inventory = tmp_path / "hosts.yml"
     inventory.write_text("all:\n  hosts:\n    somehost: {}\n")
