@@ -82,7 +82,13 @@ def build_matrix(hosts, index_path="", ascii_only=False, generated_at="", width=
             line += f"  {sym[ERROR]} " + "; ".join(lab_errors)
         if (host.get("change") or {}).get("change") == "carried":
             line += f"  (earlier run, {host['graded_at']})"
+        attempt = host.get("failed_attempt")
+        if attempt:  # the last grades kept (history.keep_last_grades): say they are not this run's
+            line += f"  (grades of {host['graded_at']})"
         lines.append(fit(line, width))
+        if attempt:
+            lines.append(f"  {sym[ERROR]} re-grade {attempt['at']} failed, {kind_label(attempt['kind'])}: "
+                         f"{term_safe(attempt['message'])}")
     if not hosts:
         lines.append("(no host records)")
     counts = compute_counts(hosts)
