@@ -51,10 +51,14 @@ def test_whole_class_grades_everyone_and_exits_2_for_hosts_in_error(demo_class, 
     golden = [r for r in grades["records"] if r["host"] == "learner01"]  # enrolled in both labs, both done
     assert len(golden) == 56 + 48 and {r["status"] for r in golden} == {"PASS"}
     assert "learner01  ✓✓✓✓✓✓✓✓  ✓✓✓✓✓✓✓✓  104/104" in result.stdout
-    assert ("Could not grade 2 of 8 hosts: learner07 (environment unhealthy), learner08 (unreachable)."
-            in result.stdout)
+    assert ("Could not grade 2 of 8 hosts: learner07 (environment unhealthy), learner08 (unreachable). "
+            "The other 6 were graded; see " in result.stdout)
+    said = [line for line in result.stdout.splitlines() if line.startswith("fatal:") and "Could not grade" in line]
+    assert len(said) == 1 and said[0].startswith("fatal: [localhost]")  # said once, by the controller
     recap = {line.split()[0]: line for line in result.stdout.splitlines() if " : ok=" in line}
-    assert "failed=0" in recap["learner01"]  # the run's outcome is not a graded learner's failure
+    # the run's outcome is the controller's, never a graded learner's (it landed on 1-3 learners)
+    assert "failed=1" in recap["localhost"]
+    assert all("failed=0" in recap[f"learner0{n}"] for n in range(1, 9)), recap
     assert (tmp_path / "reports" / "latest" / "junit.xml").exists()
     assert (tmp_path / "reports" / "latest" / "index.html").exists()
 
@@ -70,8 +74,18 @@ def test_limit_grades_one_learner_and_exits_0_even_when_the_learner_fails(demo_c
 def test_strict_mode_fails_on_learner_failures(demo_class, tmp_path):
     result, grades = run_grade(demo_class, tmp_path, "-l", "learner03", "-e", "grade_strict=true")
     assert result.returncode == 2
-    assert "Strict mode: learners have failing checks." in result.stdout
+    assert "Strict mode: failing checks for 1 of 1 graded learners: learner03. See " in result.stdout
     assert states(grades) == {"learner03": ("graded", None)}
+
+
+def test_strict_mode_on_the_class_names_the_failing_learners_on_the_controller(demo_class, tmp_path):
+    """Strict mode failed on learner01, who passed everything (issue 19)."""
+    result, _ = run_grade(demo_class, tmp_path, "-e", "grade_strict=true", "-e", "grade_allow_host_errors=true")
+    assert result.returncode == 2
+    assert ("Strict mode: failing checks for 4 of 6 graded learners: learner02, learner03, learner04, learner05. "
+            "See ") in result.stdout
+    recap = {line.split()[0]: line for line in result.stdout.splitlines() if " : ok=" in line}
+    assert "failed=1" in recap["localhost"] and "failed=0" in recap["learner01"], recap
 
 
 def test_strict_mode_passes_a_perfect_learner(demo_class, tmp_path):

@@ -61,6 +61,7 @@ def test_writes_the_class_files_learner_files_and_latest(tmp_path, capsys):
     assert result["counts"] == grades["counts"]
     assert result["hosts_in_error"] == ["learner03"]
     assert result["learner_failures"] is True
+    assert result["failing_learners"] == ["learner02", "learner04"]
     assert result["matrix"].endswith(f"report: {report_dir}/index.html")
     assert result["generated_at"] == "2026-11-30T05:12:00Z"
     assert (result["written"], result["scope"], result["carried_hosts"], result["changes"]) == (True, "class", [], {})
@@ -155,7 +156,8 @@ def test_documentation_matches_argument_spec():
     yaml.safe_load(grade_report.EXAMPLES)
     returned = yaml.safe_load(grade_report.RETURN)
     assert set(returned) == {"report_dir", "latest", "files", "index_html", "generated_at", "counts",
-                             "matrix", "hosts_in_error", "host_errors", "learner_failures", "written", "scope",
+                             "matrix", "hosts_in_error", "host_errors", "learner_failures", "failing_learners",
+                             "written", "scope",
                              "carried_hosts", "changes"}
 
 

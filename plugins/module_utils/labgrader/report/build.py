@@ -73,5 +73,6 @@ def build_report(records, hosts=None, lang="en", now=None, report_dir="", ascii_
         "hosts_in_error": [e["host"] for e in host_errors(this_run)],
         "host_errors": host_errors(this_run),
         "learner_failures": learner_failures(this_run),
+        "failing_learners": [h["host"] for h in this_run if learner_failures([h])],
         "changes": {h["host"]: h["change"] for h in merged if h.get("change")},
     }
