@@ -73,7 +73,7 @@ def test_limit_grades_one_learner_and_exits_0_even_when_the_learner_fails(demo_c
 
 def test_strict_mode_fails_on_learner_failures(demo_class, tmp_path):
     result, grades = run_grade(demo_class, tmp_path, "-l", "learner03", "-e", "grade_strict=true")
-    assert result.returncode == 2
+    assert result.returncode == 3  # learners failing, every host graded (README.md, "Exit codes")
     assert "Strict mode: failing checks for 1 of 1 graded learners: learner03. See " in result.stdout
     assert states(grades) == {"learner03": ("graded", None)}
 
@@ -81,7 +81,7 @@ def test_strict_mode_fails_on_learner_failures(demo_class, tmp_path):
 def test_strict_mode_on_the_class_names_the_failing_learners_on_the_controller(demo_class, tmp_path):
     """Strict mode failed on learner01, who passed everything (issue 19)."""
     result, _ = run_grade(demo_class, tmp_path, "-e", "grade_strict=true", "-e", "grade_allow_host_errors=true")
-    assert result.returncode == 2
+    assert result.returncode == 3
     assert ("Strict mode: failing checks for 4 of 6 graded learners: learner02, learner03, learner04, learner05. "
             "See ") in result.stdout
     recap = {line.split()[0]: line for line in result.stdout.splitlines() if " : ok=" in line}
@@ -101,7 +101,7 @@ def test_bad_settings_fail_once_before_any_vm_is_touched(demo_class, tmp_path):
     before = requests_sent(demo_class)
     result, grades = run_grade(demo_class, tmp_path, "-e", "lab_enrolled=capa-sr,cgoa-ci", "-e", "lab_lang=jp",
                                "-e", "grade_report_lang=fr")
-    assert result.returncode == 2
+    assert result.returncode == 5  # settings refused
     assert grades is None
     assert requests_sent(demo_class) == before
     assert ("Grading settings: grade_report_lang 'fr' is not one of en, ja, ko | lab_enrolled: unknown lab capa-sr "
@@ -117,7 +117,7 @@ def test_an_instructors_slip_in_a_site_or_run_setting_is_refused_before_any_vm(d
     before = requests_sent(demo_class)
     result, grades = run_grade(demo_class, tmp_path, "-e", "lab_workspace_root=relative/path",
                                "-e", "grade_settle_timeout=abc", "-e", "grade_strict=ture")
-    assert result.returncode == 2, result.stdout[-3000:]
+    assert result.returncode == 5, result.stdout[-3000:]
     assert grades is None
     assert requests_sent(demo_class) == before
     assert ("Grading settings: grade_settle_timeout 'abc' is not a number of seconds from 0 to 600 | "
@@ -134,7 +134,7 @@ def test_a_class_without_learners_fails_with_the_reason(tmp_path):
                             env={**os.environ, "ANSIBLE_NOCOLOR": "1",
                                  "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"},
                             capture_output=True, text=True, timeout=300)
-    assert result.returncode == 2
+    assert result.returncode == 5
     assert "no hosts to grade: the inventory has no host in group 'learners' (or -l matched none)" in result.stdout
 
 
