@@ -12,7 +12,8 @@ description:
     a "did you mean" and the hosts it concerns, when a host is enrolled in an unknown lab, a learner
     or report language is not supported, a host's workspace or bare-repo root is not an absolute
     path or a namespace is not a namespace name, a run-wide timing is not a number of seconds in
-    range or a run-wide switch not a boolean, or the run has no learner to grade.
+    range or a run-wide switch not a boolean, a host's address is one of the documentation
+    examples (the example inventory's 192.0.2.x), or the run has no learner to grade.
   - Changes nothing.
 version_added: "1.0.0"
 author: Lab grader team
@@ -25,6 +26,10 @@ options:
     description:
       - Per host, the site options its C(lab_*) variables set (C(workspace_root), C(bare_root),
         C(argocd_namespace), C(gitd_namespace)) and their values.
+    type: dict
+    default: {}
+  addresses:
+    description: Per host, its C(ansible_host) (none when it has no such variable).
     type: dict
     default: {}
   run:
@@ -75,13 +80,15 @@ def main():
             "hosts": {"type": "dict", "required": True},
             "sites": {"type": "dict", "default": {}},
             "run": {"type": "dict", "default": {}},
+            "addresses": {"type": "dict", "default": {}},
             "report_lang": {"type": "str", "default": "en"},
             "group": {"type": "str", "default": "learners"},
         },
         supports_check_mode=True,
     )
     params = module.params
-    problems = settings_problems(params["hosts"], params["report_lang"], params["group"], params["sites"], params["run"])
+    problems = settings_problems(params["hosts"], params["report_lang"], params["group"], params["sites"], params["run"],
+                                 params["addresses"])
     if problems:
         module.fail_json(msg="Grading settings: " + " | ".join(problems), problems=problems, changed=False)
     module.exit_json(changed=False, problems=[])

@@ -60,3 +60,14 @@ def test_good_run_wide_settings_as_the_playbook_renders_them():
     run = {"grade_settle_timeout": "30", "grade_poll_interval": "5", "grade_task_timeout": "300",
            "grade_strict": "True", "grade_allow_host_errors": False}
     assert settings_problems({"l1": {"labs": ["capa-src"], "lang": "en"}}, "en", "learners", run=run) == []
+
+
+def test_the_example_inventorys_documentation_addresses_are_said():
+    """The example class (192.0.2.x) was graded for 14 s of SSH timeouts without a word (issue 19)."""
+    hosts = {f"learner0{i}": {"labs": ["capa-src"], "lang": "en"} for i in range(1, 4)}
+    addresses = {"learner01": "192.0.2.11", "learner02": "2001:db8::2", "learner03": "10.0.0.3"}
+    assert settings_problems(hosts, "en", "learners", addresses=addresses) == [
+        "ansible_host is an example address of the documentation networks (RFC 5737, 3849): the inventory still holds "
+        "the example class; put your VMs' addresses there (hosts: learner01, learner02)"]
+    assert settings_problems(hosts, "en", "learners", addresses={"learner01": "vm1.example.org",
+                                                                  "learner02": None}) == []

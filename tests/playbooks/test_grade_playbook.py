@@ -138,6 +138,19 @@ def test_a_class_without_learners_fails_with_the_reason(tmp_path):
     assert "no hosts to grade: the inventory has no host in group 'learners' (or -l matched none)" in result.stdout
 
 
+def test_the_example_inventory_is_refused_with_the_reason_before_any_ssh(tmp_path):
+    """inventory/class (192.0.2.x) was graded for 14 s of SSH timeouts without a word (issue 19)."""
+    result = subprocess.run(["ansible-playbook", "grade.yml", "-e", f"grade_report_dir={tmp_path}"], cwd=REPO_ROOT,
+                            env={**os.environ, "ANSIBLE_NOCOLOR": "1",
+                                 "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"},
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 5, result.stdout[-3000:]
+    assert ("ansible_host is an example address of the documentation networks (RFC 5737, 3849): the inventory "
+            "still holds the example class; put your VMs' addresses there (hosts: learner01, ") in result.stdout
+    assert "TASK [Grade the enrolled labs]" not in result.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_reports_default_to_the_project_root(demo_class):
     env = {**os.environ, "LAB_DEMO_ROOT": str(demo_class), "ANSIBLE_NOCOLOR": "1",
            "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"}

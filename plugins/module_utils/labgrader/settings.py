@@ -6,6 +6,7 @@ of them stops the run with the reason; it must never reach a VM and come back as
 from __future__ import annotations
 
 import difflib
+import ipaddress
 import os
 import re
 
@@ -51,6 +52,22 @@ def site_problem(option, value):
             f"at most {DNS1123_LABEL_MAX})")
 
 
+# The documentation networks of RFC 5737 (IPv4) and RFC 3849 (IPv6): inventory/class/hosts.yml's
+# example addresses are 192.0.2.x. Nothing answers there: grading them is 5 s of SSH timeout each.
+DOCUMENTATION_NETWORKS = tuple(ipaddress.ip_network(net) for net in
+                               ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32"))
+EXAMPLE_ADDRESSES = ("ansible_host is an example address of the documentation networks (RFC 5737, 3849): "
+                     "the inventory still holds the example class; put your VMs' addresses there")
+
+
+def is_documentation_address(address):
+    try:
+        ip = ipaddress.ip_address(str(address))
+    except ValueError:
+        return False  # a DNS name: whatever it resolves to is the instructor's
+    return any(ip in network for network in DOCUMENTATION_NETWORKS)
+
+
 def seconds_of(value):
     try:
         return float(value)
@@ -76,10 +93,11 @@ def run_problems(run):
     return problems
 
 
-def settings_problems(hosts, report_lang, group, sites=None, run=None):
+def settings_problems(hosts, report_lang, group, sites=None, run=None, addresses=None):
     """Every problem of the run's settings, one line each; [] when grading can start.
     `hosts`: {host: {"labs": lab_enrolled, "lang": lab_lang}}; `sites`: {host: {site option:
-    value}} of the site options a host's lab_* variables set; `run`: the run-wide grade_* variables."""
+    value}} of the site options a host's lab_* variables set; `run`: the run-wide grade_* variables;
+    `addresses`: {host: ansible_host}."""
     if not hosts:
         return [f"no hosts to grade: the inventory has no host in group {group!r} (or -l matched none)"]
     problems = run_problems(run or {})
@@ -87,6 +105,9 @@ def settings_problems(hosts, report_lang, group, sites=None, run=None):
         problems.append(f"grade_report_lang {report_lang!r} is not one of {', '.join(LANGUAGES)}"
                         f"{did_you_mean(report_lang, LANGUAGES, LANGUAGE_CUTOFF)}")
     by_problem = {}
+    for host, address in sorted((addresses or {}).items()):
+        if is_documentation_address(address):
+            by_problem.setdefault(EXAMPLE_ADDRESSES, []).append(host)
     for host, options in sorted((sites or {}).items()):
         for option, value in sorted(options.items()):
             message = site_problem(option, value)
