@@ -245,7 +245,7 @@ def test_a_regrade_that_errors_keeps_the_last_good_grade_marked_with_the_attempt
                                                  "message": "the kubeconfig /root/nope does not exist"}]
     assert len([r for r in grades["records"] if r["host"] == "learner01"]) == 8
     assert ("8/8  (grades of 2026-11-30T05:12:00Z)\n  ! re-grade 2026-11-30T05:17:00Z failed, environment "
-            "unhealthy: the kubeconfig /root/nope does not exist\n") in result["matrix"]
+            "unhealthy: the kubeconfig /root/nope does not\n    exist\n") in result["matrix"]
     # a learner never graded before stays in error, and a run without a failed re-grade says nothing
     first = json.loads((out / STAMP / "grades.json").read_text(encoding="utf-8"))
     assert "failed_attempts" not in first["run"]
