@@ -109,6 +109,8 @@ def test_bad_settings_fail_once_before_any_vm_is_touched(demo_class, tmp_path):
             "learner04, learner05 and 3 more) | lab_lang 'jp' is not one of en, ja, ko (did you mean ja?) (hosts: "
             "learner01, learner02, learner03, learner04, learner05 and 3 more)") in result.stdout
     assert "TASK [Grade the enrolled labs]" not in result.stdout
+    recap = {line.split()[0]: line for line in result.stdout.splitlines() if " : ok=" in line}
+    assert list(recap) == ["localhost"] and "failed=1" in recap["localhost"], recap  # the controller's, not learner01's
 
 
 def test_an_instructors_slip_in_a_site_or_run_setting_is_refused_before_any_vm(demo_class, tmp_path):
