@@ -1,4 +1,5 @@
-"""Print the class matrix returned by the grade_report module."""
+"""Print the class matrix returned by the grade_report module, and end a grading run with the
+exit code of its outcome."""
 
 from __future__ import annotations
 
@@ -16,6 +17,11 @@ description:
     escape sequence from a learner's text reaches the terminal.
   - Symbols are coloured (PASS green, FAIL red, PENDING yellow, ERROR magenta) when Ansible
     writes in colour; set O(colorize=false) to print the matrix as returned, without colours.
+  - A task that fails (not ignored) with a task variable C(grade_exit_code) (an integer) makes the
+    run end with that exit code after the recap; the first such failure decides. C(grade.yml)
+    sets 5 on the settings check, 2 on hosts that could not be graded, 3 on strict mode's learner
+    failures (README.md, "Exit codes"). Ansible itself can only say 2 for every failed task.
+    Callbacks enabled after this one do not receive the recap of a run it ends.
 requirements:
   - enable in configuration (C(callbacks_enabled = gitops_lab.grader.grade_matrix) in ansible.cfg)
 options:
@@ -30,12 +36,16 @@ options:
         key: colorize
 """
 
+import sys  # noqa: E402
+
 from ansible.plugins.callback import CallbackBase  # noqa: E402 (after DOCUMENTATION, as Ansible does)
 from ansible.utils.color import stringc  # noqa: E402
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import vocabulary  # noqa: E402
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.printable import printable  # noqa: E402
 
 ACTION = "grade_report"
+# The task variable by which a playbook says which exit code its failure means (grade.yml).
+EXIT_CODE_VARIABLE = "grade_exit_code"
 # symbol -> colour; the ASCII symbols of grade_report's `ascii` option are left uncoloured
 COLORS = {vocabulary.SYMBOLS[status]: color for status, color in vocabulary.COLORS.items()}
 
@@ -51,6 +61,15 @@ def task_action(result):
             return ACTION
     name = getattr(task, "action", None)
     return name.rsplit(".", 1)[-1] if isinstance(name, str) else None
+
+
+def declared_exit_code(result):
+    """The grade_exit_code task variable of a callback result's task, or None."""
+    task = getattr(result, "task", None)
+    if task is None:
+        task = getattr(result, "_task", None)
+    code = (getattr(task, "vars", None) or {}).get(EXIT_CODE_VARIABLE)
+    return int(code) if isinstance(code, int) and not isinstance(code, bool) else None
 
 
 def result_dict(result):
@@ -92,6 +111,10 @@ class CallbackModule(CallbackBase):
     CALLBACK_NAME = "grade_matrix"
     CALLBACK_NEEDS_ENABLED = True
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._exit_code = None  # the outcome's exit code, once a task that declares one failed
+
     def _colorize_enabled(self):
         try:
             return bool(self.get_option("colorize"))
@@ -111,3 +134,17 @@ class CallbackModule(CallbackBase):
             matrix = printable(matrix)
             text = colorize_matrix(matrix) if self._colorize_enabled() else matrix
             self._display.display("\n" + text)
+
+    def v2_runner_on_failed(self, result, ignore_errors=False):
+        if ignore_errors or self._exit_code is not None:
+            return
+        try:
+            self._exit_code = declared_exit_code(result)
+        except Exception:  # never break a grading run over its exit code  # noqa: BLE001
+            return
+
+    def v2_playbook_on_stats(self, stats):
+        # The recap is printed (the stdout callback comes first); SystemExit is not an Exception,
+        # so it passes Ansible's callback guard and the executor's cleanup to leave with the code.
+        if self._exit_code is not None:
+            sys.exit(self._exit_code)

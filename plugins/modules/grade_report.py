@@ -208,6 +208,12 @@ learner_failures:
   description: True when any check of a graded host is FAIL.
   returned: always
   type: bool
+failing_learners:
+  description: The graded hosts of this run with a FAIL check (what strict mode names).
+  returned: always
+  type: list
+  elements: str
+  sample: [learner03]
 """
 
 import datetime
@@ -283,6 +289,7 @@ def main():
         "hosts_in_error": report["hosts_in_error"],
         "host_errors": report["host_errors"],
         "learner_failures": report["learner_failures"],
+        "failing_learners": report["failing_learners"],
         "written": not module.check_mode,
         "scope": report["run"]["scope"],
         "carried_hosts": report["run"]["carried"],

@@ -10,7 +10,10 @@ short_description: Check a grading run's settings before grading (lab ids, langu
 description:
   - Runs on the controller at the start of C(grade.yml). Fails with every problem at once, each with
     a "did you mean" and the hosts it concerns, when a host is enrolled in an unknown lab, a learner
-    or report language is not supported, or the run has no learner to grade.
+    or report language is not supported, a host's workspace or bare-repo root is not an absolute
+    path or a namespace is not a namespace name, a run-wide timing is not a number of seconds in
+    range or a run-wide switch not a boolean, a host's address is one of the documentation
+    examples (the example inventory's 192.0.2.x), or the run has no learner to grade.
   - Changes nothing.
 version_added: "1.0.0"
 author: Lab grader team
@@ -19,6 +22,22 @@ options:
     description: The hosts of this run, each with C(labs) (its C(lab_enrolled)) and C(lang) (its C(lab_lang)).
     type: dict
     required: true
+  sites:
+    description:
+      - Per host, the site options its C(lab_*) variables set (C(workspace_root), C(bare_root),
+        C(argocd_namespace), C(gitd_namespace)) and their values.
+    type: dict
+    default: {}
+  addresses:
+    description: Per host, its C(ansible_host) (none when it has no such variable).
+    type: dict
+    default: {}
+  run:
+    description:
+      - The run-wide variables as the playbook sees them (C(grade_settle_timeout),
+        C(grade_poll_interval), C(grade_task_timeout), C(grade_strict), C(grade_allow_host_errors)).
+    type: dict
+    default: {}
   report_lang:
     description: The language of the class report (C(grade_report_lang)).
     type: str
@@ -59,12 +78,17 @@ def main():
     module = AnsibleModule(
         argument_spec={
             "hosts": {"type": "dict", "required": True},
+            "sites": {"type": "dict", "default": {}},
+            "run": {"type": "dict", "default": {}},
+            "addresses": {"type": "dict", "default": {}},
             "report_lang": {"type": "str", "default": "en"},
             "group": {"type": "str", "default": "learners"},
         },
         supports_check_mode=True,
     )
-    problems = settings_problems(module.params["hosts"], module.params["report_lang"], module.params["group"])
+    params = module.params
+    problems = settings_problems(params["hosts"], params["report_lang"], params["group"], params["sites"], params["run"],
+                                 params["addresses"])
     if problems:
         module.fail_json(msg="Grading settings: " + " | ".join(problems), problems=problems, changed=False)
     module.exit_json(changed=False, problems=[])

@@ -65,3 +65,21 @@ def test_one_call_gates_and_grades_a_healthy_fixture_vm(fake_api, capsys):
     assert (code, result["state"], result["health"]["api_requests"]) == (0, "graded", 5)
     assert set(result["health"]["probes"].values()) == {"ok"}
     assert result["labs"]["capa-src"]["collected"]["api_requests"] == 9
+
+
+@pytest.mark.parametrize("root", ["workspace_root", "bare_root"])
+def test_a_relative_root_is_refused_not_graded_as_fail(root, capsys):
+    code, result = run("lab_grade", {"labs": ["capa-src"], root: "relative/path"}, capsys)
+    assert (code, result["failed"]) == (1, True)
+    assert result["msg"] == f"{root} must be an absolute path, got 'relative/path'"
+
+
+def test_a_missing_workspace_root_is_the_hosts_error_not_the_learners_fail(fake_api, tmp_path, capsys):
+    """104/104 became 52/104 with a root that is not on the VM (issue 19)."""
+    host_dir = fake_api.world("capa-src/base-vm.yaml")
+    code, result = run("lab_grade", {"labs": ["capa-src"], "kubeconfig": str(host_dir / "kubeconfig"),
+                                     "workspace_root": str(tmp_path / "none"),
+                                     "bare_root": str(host_dir / "srv" / "bare"), "settle_timeout": 0}, capsys)
+    assert (code, result["state"], result["labs"]) == (0, "error", {})
+    assert result["error"]["kind"] == "health"
+    assert result["error"]["message"] == f"lab_workspace_root {tmp_path / 'none'} is not a directory on this VM"

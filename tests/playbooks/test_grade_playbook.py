@@ -51,10 +51,14 @@ def test_whole_class_grades_everyone_and_exits_2_for_hosts_in_error(demo_class, 
     golden = [r for r in grades["records"] if r["host"] == "learner01"]  # enrolled in both labs, both done
     assert len(golden) == 56 + 48 and {r["status"] for r in golden} == {"PASS"}
     assert "learner01  ✓✓✓✓✓✓✓✓  ✓✓✓✓✓✓✓✓  104/104" in result.stdout
-    assert ("Could not grade 2 of 8 hosts: learner07 (environment unhealthy), learner08 (unreachable)."
-            in result.stdout)
+    assert ("Could not grade 2 of 8 hosts: learner07 (environment unhealthy), learner08 (unreachable). "
+            "The other 6 were graded; see " in result.stdout)
+    said = [line for line in result.stdout.splitlines() if line.startswith("fatal:") and "Could not grade" in line]
+    assert len(said) == 1 and said[0].startswith("fatal: [localhost]")  # said once, by the controller
     recap = {line.split()[0]: line for line in result.stdout.splitlines() if " : ok=" in line}
-    assert "failed=0" in recap["learner01"]  # the run's outcome is not a graded learner's failure
+    # the run's outcome is the controller's, never a graded learner's (it landed on 1-3 learners)
+    assert "failed=1" in recap["localhost"]
+    assert all("failed=0" in recap[f"learner0{n}"] for n in range(1, 9)), recap
     assert (tmp_path / "reports" / "latest" / "junit.xml").exists()
     assert (tmp_path / "reports" / "latest" / "index.html").exists()
 
@@ -69,9 +73,19 @@ def test_limit_grades_one_learner_and_exits_0_even_when_the_learner_fails(demo_c
 
 def test_strict_mode_fails_on_learner_failures(demo_class, tmp_path):
     result, grades = run_grade(demo_class, tmp_path, "-l", "learner03", "-e", "grade_strict=true")
-    assert result.returncode == 2
-    assert "Strict mode: learners have failing checks." in result.stdout
+    assert result.returncode == 3  # learners failing, every host graded (README.md, "Exit codes")
+    assert "Strict mode: failing checks for 1 of 1 graded learners: learner03. See " in result.stdout
     assert states(grades) == {"learner03": ("graded", None)}
+
+
+def test_strict_mode_on_the_class_names_the_failing_learners_on_the_controller(demo_class, tmp_path):
+    """Strict mode failed on learner01, who passed everything (issue 19)."""
+    result, _ = run_grade(demo_class, tmp_path, "-e", "grade_strict=true", "-e", "grade_allow_host_errors=true")
+    assert result.returncode == 3
+    assert ("Strict mode: failing checks for 4 of 6 graded learners: learner02, learner03, learner04, learner05. "
+            "See ") in result.stdout
+    recap = {line.split()[0]: line for line in result.stdout.splitlines() if " : ok=" in line}
+    assert "failed=1" in recap["localhost"] and "failed=0" in recap["learner01"], recap
 
 
 def test_strict_mode_passes_a_perfect_learner(demo_class, tmp_path):
@@ -87,13 +101,31 @@ def test_bad_settings_fail_once_before_any_vm_is_touched(demo_class, tmp_path):
     before = requests_sent(demo_class)
     result, grades = run_grade(demo_class, tmp_path, "-e", "lab_enrolled=capa-sr,cgoa-ci", "-e", "lab_lang=jp",
                                "-e", "grade_report_lang=fr")
-    assert result.returncode == 2
+    assert result.returncode == 5  # settings refused
     assert grades is None
     assert requests_sent(demo_class) == before
     assert ("Grading settings: grade_report_lang 'fr' is not one of en, ja, ko | lab_enrolled: unknown lab capa-sr "
             "(did you mean capa-src?); known labs: capa-src, cgoa-ci (hosts: learner01, learner02, learner03, "
             "learner04, learner05 and 3 more) | lab_lang 'jp' is not one of en, ja, ko (did you mean ja?) (hosts: "
             "learner01, learner02, learner03, learner04, learner05 and 3 more)") in result.stdout
+    assert "TASK [Grade the enrolled labs]" not in result.stdout
+    recap = {line.split()[0]: line for line in result.stdout.splitlines() if " : ok=" in line}
+    assert list(recap) == ["localhost"] and "failed=1" in recap["localhost"], recap  # the controller's, not learner01's
+
+
+def test_an_instructors_slip_in_a_site_or_run_setting_is_refused_before_any_vm(demo_class, tmp_path):
+    """A relative workspace root graded finished work 52/104; a settle timeout of abc failed every
+    host and still wrote a report; grade_strict=ture was silently false (issue 19)."""
+    before = requests_sent(demo_class)
+    result, grades = run_grade(demo_class, tmp_path, "-e", "lab_workspace_root=relative/path",
+                               "-e", "grade_settle_timeout=abc", "-e", "grade_strict=ture")
+    assert result.returncode == 5, result.stdout[-3000:]
+    assert grades is None
+    assert requests_sent(demo_class) == before
+    assert ("Grading settings: grade_settle_timeout 'abc' is not a number of seconds from 0 to 600 | "
+            "grade_strict 'ture' is not a boolean (true or false) | lab_workspace_root 'relative/path' is not "
+            "an absolute path (hosts: learner01, learner02, learner03, learner04, learner05 and 3 more)"
+            ) in result.stdout
     assert "TASK [Grade the enrolled labs]" not in result.stdout
 
 
@@ -104,8 +136,21 @@ def test_a_class_without_learners_fails_with_the_reason(tmp_path):
                             env={**os.environ, "ANSIBLE_NOCOLOR": "1",
                                  "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"},
                             capture_output=True, text=True, timeout=300)
-    assert result.returncode == 2
+    assert result.returncode == 5
     assert "no hosts to grade: the inventory has no host in group 'learners' (or -l matched none)" in result.stdout
+
+
+def test_the_example_inventory_is_refused_with_the_reason_before_any_ssh(tmp_path):
+    """inventory/class (192.0.2.x) was graded for 14 s of SSH timeouts without a word (issue 19)."""
+    result = subprocess.run(["ansible-playbook", "grade.yml", "-e", f"grade_report_dir={tmp_path}"], cwd=REPO_ROOT,
+                            env={**os.environ, "ANSIBLE_NOCOLOR": "1",
+                                 "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"},
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 5, result.stdout[-3000:]
+    assert ("ansible_host is an example address of the documentation networks (RFC 5737, 3849): the inventory "
+            "still holds the example class; put your VMs' addresses there (hosts: learner01, ") in result.stdout
+    assert "TASK [Grade the enrolled labs]" not in result.stdout
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_reports_default_to_the_project_root(demo_class):

@@ -113,3 +113,29 @@ def test_symbols_and_colours_come_from_the_one_vocabulary():
     assert grade_matrix.COLORS == {"\u2713": "green", "\u2717": "red", "\u22ef": "yellow", "!": "magenta"}
     assert list(vocabulary.SEVERITY) == ["ERROR", "FAIL", "PENDING", "PASS"]  # worst first
     assert vocabulary.worst(["PASS", "PENDING", "FAIL"]) == "FAIL" and vocabulary.worst([]) == "PASS"
+
+
+def failed(exit_code=None):
+    result = NewResult("ansible.builtin.fail", {"failed": True})
+    result.task.vars = {} if exit_code is None else {"grade_exit_code": exit_code}
+    return result
+
+
+def test_the_first_failed_task_that_declares_an_exit_code_ends_the_run_with_it():
+    """Ansible says 2 for any failed task: settings refused, hosts in error and strict failures
+    were one exit code (issue 19)."""
+    plugin = grade_matrix.CallbackModule()
+    plugin.v2_runner_on_failed(failed(), ignore_errors=False)  # a task without a code: Ansible's own
+    plugin.v2_runner_on_failed(failed(5), ignore_errors=True)  # an ignored failure is no outcome
+    plugin.v2_runner_on_failed(failed(2))
+    plugin.v2_runner_on_failed(failed(3))
+    with pytest.raises(SystemExit) as exc:
+        plugin.v2_playbook_on_stats(None)
+    assert exc.value.code == 2
+
+
+def test_without_a_declared_outcome_the_exit_code_stays_ansibles():
+    plugin = grade_matrix.CallbackModule()
+    plugin.v2_runner_on_failed(failed())
+    plugin.v2_runner_on_failed(failed(True))  # a boolean is not an exit code
+    assert plugin.v2_playbook_on_stats(None) is None

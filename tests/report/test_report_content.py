@@ -636,6 +636,26 @@ def test_matrix_fits_100_columns_for_a_real_class():
     assert "learner01.class-2026-1..  ✗✓✓✓✓✓✓✓  ✗✓✓✓✓✓✓✓  78/80" in matrix
 
 
+def test_matrix_shows_the_cause_of_a_host_error_whole_without_ansibles_words():
+    """Reasons were cut at 100 columns after Ansible's "Task failed: Data could not be sent to
+    remote host ... Make sur.." (issue 19): the cause is shown, wrapped, never cut."""
+    unreachable = ('Task failed: Data could not be sent to remote host "192.0.2.18". Make sure this host can be '
+                   "reached over ssh: ssh: connect to host 192.0.2.18 port 22: Connection refused")
+    unhealthy = ("unreachable: https://10.0.0.7:6443/api/v1/namespaces/argocd: the API server closed the connection "
+                 "without answering (RemoteDisconnected); repo server: no ready replica")
+    matrix = build([{"host": "learner07", "state": "error", "error": {"kind": "health", "message": unhealthy}},
+                    {"host": "learner08", "state": "error", "error": {"kind": "unreachable", "message": unreachable}}]
+                   )["matrix"]
+    lines = matrix.split("\n")
+    assert lines[1:6] == [
+        "learner07  ! environment unhealthy: unreachable: https://10.0.0.7:6443/api/v1/namespaces/argocd: the",
+        "    API server closed the connection without answering (RemoteDisconnected); repo server: no ready",
+        "    replica",
+        "learner08  ! unreachable: ssh: connect to host 192.0.2.18 port 22: Connection refused",
+        "hosts: 0 graded, 2 in error | checks: 0 pass, 0 fail, 0 pending, 0 error",
+    ]
+
+
 def test_matrix_no_hosts():
     assert build([])["matrix"].split("\n")[1] == "(no host records)"
 

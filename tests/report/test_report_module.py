@@ -61,6 +61,7 @@ def test_writes_the_class_files_learner_files_and_latest(tmp_path, capsys):
     assert result["counts"] == grades["counts"]
     assert result["hosts_in_error"] == ["learner03"]
     assert result["learner_failures"] is True
+    assert result["failing_learners"] == ["learner02", "learner04"]
     assert result["matrix"].endswith(f"report: {report_dir}/index.html")
     assert result["generated_at"] == "2026-11-30T05:12:00Z"
     assert (result["written"], result["scope"], result["carried_hosts"], result["changes"]) == (True, "class", [], {})
@@ -155,7 +156,8 @@ def test_documentation_matches_argument_spec():
     yaml.safe_load(grade_report.EXAMPLES)
     returned = yaml.safe_load(grade_report.RETURN)
     assert set(returned) == {"report_dir", "latest", "files", "index_html", "generated_at", "counts",
-                             "matrix", "hosts_in_error", "host_errors", "learner_failures", "written", "scope",
+                             "matrix", "hosts_in_error", "host_errors", "learner_failures", "failing_learners",
+                             "written", "scope",
                              "carried_hosts", "changes"}
 
 
@@ -222,6 +224,32 @@ def test_partial_run_is_merged_into_the_class_view(tmp_path, capsys, monkeypatch
     page = (out / "latest" / "index.html").read_text(encoding="utf-8")
     assert "Partial run: graded learner02; 4 learners carried over from the run of 2026-11-30T05:12:00Z." in page
     assert sorted(os.listdir(out)) == [STAMP, "20261130T051700Z", "latest"]
+
+
+def test_a_regrade_that_errors_keeps_the_last_good_grade_marked_with_the_attempt(tmp_path, capsys, monkeypatch):
+    """-l learner01 with a bad kubeconfig replaced its 8/8 in latest/ with error,...,0,0 (issue 19)."""
+    out = tmp_path / "reports"
+    run_at(monkeypatch, capsys, 0, {"records": class_records(), "hosts": CLASS, "class_hosts": CLASS,
+                                    "output_dir": str(out)})
+    failed = {"host": "learner01", "lang": "en", "state": "error", "labs": {},
+              "error": {"kind": "health", "message": "the kubeconfig /root/nope does not exist"}}
+    result = run_at(monkeypatch, capsys, 5, {"records": [failed], "hosts": ["learner01"], "class_hosts": CLASS,
+                                             "output_dir": str(out)})
+    assert result["hosts_in_error"] == ["learner01"]  # the run's outcome: this attempt failed
+    grades = json.loads((out / "latest" / "grades.json").read_text(encoding="utf-8"))
+    learner01 = next(h for h in grades["hosts"] if h["host"] == "learner01")
+    assert (learner01["state"], learner01["score"], learner01["graded_at"]) == (
+        "graded", {"passed": 8, "total": 8}, "2026-11-30T05:12:00Z")
+    assert learner01["change"]["change"] == "not_graded"
+    assert grades["run"]["failed_attempts"] == [{"host": "learner01", "at": "2026-11-30T05:17:00Z", "kind": "health",
+                                                 "message": "the kubeconfig /root/nope does not exist"}]
+    assert len([r for r in grades["records"] if r["host"] == "learner01"]) == 8
+    assert ("8/8  (grades of 2026-11-30T05:12:00Z)\n  ! re-grade 2026-11-30T05:17:00Z failed, environment "
+            "unhealthy: the kubeconfig /root/nope does not\n    exist\n") in result["matrix"]
+    # a learner never graded before stays in error, and a run without a failed re-grade says nothing
+    first = json.loads((out / STAMP / "grades.json").read_text(encoding="utf-8"))
+    assert "failed_attempts" not in first["run"]
+    assert next(h for h in first["hosts"] if h["host"] == "learner03")["state"] == "error"
 
 
 def test_partial_run_without_an_earlier_class_view(tmp_path, capsys, monkeypatch):

@@ -68,6 +68,19 @@ class Site:
         self.helm_binary = helm_binary or repo_server.HELM_BINARY
         self.kustomize_binary = kustomize_binary or repo_server.KUSTOMIZE_BINARY
 
+    def root_problems(self):
+        """Why the labs' roots cannot be read, one line each ([] when they can). A lab whose
+        workspace is missing is the learner's FAIL (not started); a workspace root that is missing
+        or relative is the run's setting, never the learner's work (issue 19). The bare root is
+        only required absolute: a VM where no lab has created a repository yet has none."""
+        problems = []
+        for option, root in (("lab_workspace_root", self.workspace_root), ("lab_bare_root", self.bare_root)):
+            if not os.path.isabs(root):
+                problems.append(f"{option} {root!r} is not an absolute path")
+        if os.path.isabs(self.workspace_root) and not os.path.isdir(self.workspace_root):
+            problems.append(f"lab_workspace_root {self.workspace_root} is not a directory on this VM")
+        return problems
+
     def repo_url(self, name):
         return f"git://gitd.{self.gitd_namespace}.svc.cluster.local:{GITD_PORT}/{name}.git"
 

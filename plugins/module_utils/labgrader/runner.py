@@ -3,6 +3,7 @@ lab, return one compact host record. Never writes."""
 
 from __future__ import annotations
 
+import os
 import time
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import Site, collector
@@ -45,6 +46,11 @@ def option_problem(params):
         return "api_timeout must be more than 0 seconds"
     if params["poll_interval"] == 0 and params["settle_timeout"] > 0:
         return "poll_interval must be more than 0 when settle_timeout is set"
+    for name in ("workspace_root", "bare_root"):
+        if not os.path.isabs(params[name]):
+            # Relative to the module's temporary directory: every lab would be "not found", a
+            # FAIL for finished work.
+            return f"{name} must be an absolute path, got {params[name]!r}"
     unknown = [lab_id for lab_id in params["labs"] if lab_id not in LABS]
     if unknown:
         return f"labs: {unknown_lab_message(unknown)}"
@@ -57,16 +63,17 @@ def grade_host(params):
     lab gets its own share of what is left (grading.lab_budgets), so that one lab's slow probes
     or reads cannot spend another's time."""
     deadline = time.monotonic() + params["time_budget"]
+    site = Site(params["argocd_namespace"], params["gitd_namespace"], params["bare_root"], params["workspace_root"],
+                params["k3s_kubeconfig"], params["probe_replay"], params["helm_binary"], params["kustomize_binary"])
     health = None
     if params["health"]:
         health = check_health(params["kubeconfig"], params["argocd_namespace"], params["gitd_namespace"],
                               params["api_timeout"])
-        if not health["healthy"]:
-            message = "; ".join(p["detail"] for p in health["problems"])
-            return {"state": "error", "error": {"kind": "health", "message": message, "details": health["probes"]},
+        problems = [p["detail"] for p in health["problems"]] + site.root_problems()
+        if problems:
+            return {"state": "error", "error": {"kind": "health", "message": "; ".join(problems),
+                                                "details": health["probes"]},
                     "health": health, "labs": {}}
-    site = Site(params["argocd_namespace"], params["gitd_namespace"], params["bare_root"], params["workspace_root"],
-                params["k3s_kubeconfig"], params["probe_replay"], params["helm_binary"], params["kustomize_binary"])
     results = {}
     labs = [LABS[lab_id] for lab_id in dict.fromkeys(params["labs"])]
     for lab, budget in lab_budgets(labs, params["time_budget"], deadline):

@@ -14,7 +14,11 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report
     matrix,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.grades_json import build_grades
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.history import attach_changes, plan_run
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.history import (
+    attach_changes,
+    keep_last_grades,
+    plan_run,
+)
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.normalize import normalize_records
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import (
     UTC,
@@ -51,8 +55,11 @@ def build_report(records, hosts=None, lang="en", now=None, report_dir="", ascii_
     graded_names = [str(h) for h in hosts or []] or [h["host"] for h in graded]
     merged, run = plan_run(graded, previous, class_hosts, graded_names)
     attach_changes(merged, previous, set(run["carried"]))
-    grades = build_grades(merged, generated_at, lang, run)
     this_run = [h for h in merged if h["host"] not in run["carried"]]  # what the run's outcome is about
+    merged, failed_attempts = keep_last_grades(merged, previous, generated_at)
+    if failed_attempts:  # only then: the grades.json of a run without one stays as it was
+        run["failed_attempts"] = failed_attempts
+    grades = build_grades(merged, generated_at, lang, run)
     view = ReportView(merged, generated_at, lang, title, run, grades)
     index_path = os.path.join(report_dir, index_html.FILE) if report_dir else ""
     return {
@@ -66,5 +73,6 @@ def build_report(records, hosts=None, lang="en", now=None, report_dir="", ascii_
         "hosts_in_error": [e["host"] for e in host_errors(this_run)],
         "host_errors": host_errors(this_run),
         "learner_failures": learner_failures(this_run),
+        "failing_learners": [h["host"] for h in this_run if learner_failures([h])],
         "changes": {h["host"]: h["change"] for h in merged if h.get("change")},
     }

@@ -1,5 +1,5 @@
 """History: the class view of the previous run (read from `latest`), partial runs merged into it,
-and who progressed since."""
+the last grades of a host this run could not grade kept, and who progressed since."""
 
 from __future__ import annotations
 
@@ -130,6 +130,25 @@ def attach_changes(hosts, previous, carried):
                               "passed_delta": 0}
         else:
             host["change"] = compare_hosts(host, before.get(host["host"]))
+
+
+def keep_last_grades(hosts, previous, attempted_at):
+    """(class view, failed attempts): a host this run could not grade (a bad kubeconfig, an
+    unreachable VM) keeps in the class view the grades an earlier run gave it, marked with this
+    failed attempt {"host", "at", "kind", "message"}: the instructor's or the VM's trouble must
+    not wipe a learner's last good grade from `latest`. A host never graded stays in error."""
+    before = {h["host"]: h for h in previous["hosts"]} if previous is not None else {}
+    view, attempts = [], []
+    for host in hosts:
+        last = before.get(host["host"])
+        if host["state"] == "graded" or last is None or last["state"] != "graded":
+            view.append(host)
+            continue
+        attempt = {"host": host["host"], "at": attempted_at, "kind": host["error"]["kind"],
+                   "message": host["error"]["message"]}
+        view.append({**last, "change": host.get("change"), "failed_attempt": attempt})
+        attempts.append(attempt)
+    return view, attempts
 
 
 def change_counts(hosts):

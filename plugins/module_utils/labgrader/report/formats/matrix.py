@@ -3,6 +3,7 @@ callback prints, one line per host, then a summary."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.history import change_counts
@@ -32,12 +33,52 @@ def fit(text, width):
         return text
     out, used = [], 0
     for ch in text:
-        w = 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+        w = char_width(ch)
         if used + w > width - 2:
             break
         out.append(ch)
         used += w
     return "".join(out) + ".."
+
+
+# What Ansible puts before the cause of a failed or unreachable task (ansible-core 2.19+ "Task
+# failed: ...", the ssh connection plugin's "Data could not be sent ..."): the terminal shows the
+# cause itself ("ssh: connect to host ... Connection refused"); grades.json keeps the message whole.
+ANSIBLE_BOILERPLATE = re.compile(
+    r'^(?:Task failed: )?(?:Action failed: )?'
+    r'(?:Data could not be sent to remote host "[^"]*"\. Make sure this host can be reached over ssh: '
+    r'|Failed to connect to the host via ssh: )?')
+CAUSE_INDENT = "    "
+
+
+def error_cause(message):
+    return ANSIBLE_BOILERPLATE.sub("", message.strip(), count=1).strip() or message
+
+
+def char_width(ch):
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def with_cause(head, cause, width):
+    """`head: cause` as lines of at most `width` columns: the cause wrapped at spaces (a word
+    longer than a line at its columns), continued under CAUSE_INDENT, and never cut: the reason a
+    host was not graded is what the instructor acts on."""
+    lines, line = [], f"{head}:"
+    for word in cause.strip().split(" "):
+        if display_width(f"{line} {word}") <= width:
+            line = f"{line} {word}"
+            continue
+        if display_width(CAUSE_INDENT + word) <= width:
+            lines.append(line)
+            line = CAUSE_INDENT + word
+            continue
+        line += " "
+        for ch in word:  # longer than a line: cut where the line is full
+            if display_width(line) + char_width(ch) > width:
+                lines.append(line)
+                line = CAUSE_INDENT
+            line += ch
+    return [*lines, line]
 
 
 def pad(text, width):
@@ -60,8 +101,8 @@ def build_matrix(hosts, index_path="", ascii_only=False, generated_at="", width=
         name = pad(fit(term_safe(host["host"]), name_width), name_width)
         if host["state"] == "error":
             error = host["error"]
-            text = f"{name}  {sym[ERROR]} {kind_label(error['kind'])}: {term_safe(error['message'])}"
-            lines.append(fit(text, width))
+            lines += with_cause(f"{name}  {sym[ERROR]} {kind_label(error['kind'])}",
+                                term_safe(error_cause(error["message"])), width)
             continue
         line = name
         for lab in columns:
@@ -82,7 +123,13 @@ def build_matrix(hosts, index_path="", ascii_only=False, generated_at="", width=
             line += f"  {sym[ERROR]} " + "; ".join(lab_errors)
         if (host.get("change") or {}).get("change") == "carried":
             line += f"  (earlier run, {host['graded_at']})"
+        attempt = host.get("failed_attempt")
+        if attempt:  # the last grades kept (history.keep_last_grades): say they are not this run's
+            line += f"  (grades of {host['graded_at']})"
         lines.append(fit(line, width))
+        if attempt:
+            lines += with_cause(f"  {sym[ERROR]} re-grade {attempt['at']} failed, {kind_label(attempt['kind'])}",
+                                term_safe(error_cause(attempt["message"])), width)
     if not hosts:
         lines.append("(no host records)")
     counts = compute_counts(hosts)
