@@ -287,6 +287,12 @@ def message(key, params, lang):
     for name, value in params.items():
         if name.endswith("_key") and value in MESSAGES:
             values[name[:-len("_key")]] = message(value, phrase_params, lang)
+        # `<name>_items`: a list of phrases, each {"key": phrase key, its own fields}, filling
+        # {<name>} joined by "; " (the wrong answers of a list of questions).
+        elif name.endswith("_items") and isinstance(value, list):
+            values[name[:-len("_items")]] = "; ".join(
+                message(item["key"], {k: v for k, v in item.items() if k != "key"}, lang)
+                for item in value if isinstance(item, dict) and item.get("key") in MESSAGES)
     return pick(template, lang).format_map(values)
 
 

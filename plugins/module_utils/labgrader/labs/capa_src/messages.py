@@ -133,6 +133,10 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                       "自動同期が次に同期する OutOfSync のリビジョン: {sha}。現在の状態で採点しました",
                       "{what}: 곧 바뀝니다. {name} Application의 오퍼레이션이 끝났습니다({phase}). "
                       "자동 동기화가 다음에 동기화할 OutOfSync 리비전: {sha}. 현재 상태로 채점했습니다"),
+    # What an operation in flight is about to change (fills {what} of operation_in_flight / auto_sync_due).
+    "phrase_app_status": ("Application {name} status", "Application {name} の状態", "{name} Application의 상태"),
+    "phrase_app_revisions": ("Application {name} revisions", "Application {name} のリビジョン",
+                             "{name} Application의 리비전"),
     "fix_commit_ok": ("commit {sha} restores the migrate command and keeps mode green",
                       "コミット {sha} は migrate のコマンドを戻し、mode は green のままです",
                       "{sha} 커밋이 migrate 명령을 되돌리고 mode는 green으로 유지합니다"),
@@ -142,9 +146,9 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                            "실패한 커밋 이후에 mode green을 유지하며 `echo migrate ok`로 되돌린 커밋이 없습니다: "
                            "{found}"),
     "revisions_synced": ("sync, operation and result revisions are at {sha} (the fix) or later on bare main",
-                         "sync・オペレーション・結果のリビジョンは、{sha}(修正コミット)以降のベアリポジトリの main "
+                         "同期・オペレーション・結果のリビジョンは、{sha}(修正コミット)以降のベアリポジトリの main "
                          "のコミットです",
-                         "sync, 오퍼레이션, 결과 리비전이 {sha} 커밋(수정 커밋) 이후의 베어 저장소 main 커밋입니다"),
+                         "동기화, 오퍼레이션, 결과 리비전이 {sha} 커밋(수정 커밋) 이후의 베어 저장소 main 커밋입니다"),
     "revisions_behind": ("revisions must be {sha} (the fix) or a later commit on bare main: {found}",
                          "リビジョンは {sha}(修正コミット)以降のベアリポジトリの main "
                          "のコミットである必要があります: {found}",
@@ -194,9 +198,9 @@ HINTS = {
                         "차트의 values.yaml 순서로 우선합니다. 추측하지 말고 클러스터의 실제 값을 읽으세요."),
     "helm_template_only": ("Argo CD only renders charts; it never runs helm install, so no helm.sh/release.v1 "
                            "Secret is created.",
-                           "Argo CD はチャートをレンダリングするだけで helm install はしないため、"
+                           "Argo CD はチャートをレンダリングするだけで `helm install` はしないため、"
                            "helm.sh/release.v1 の Secret は作成されません。",
-                           "Argo CD는 차트를 렌더링만 하고 helm install은 하지 않으므로 helm.sh/release.v1 "
+                           "Argo CD는 차트를 렌더링만 하고 `helm install`은 하지 않으므로 helm.sh/release.v1 "
                            "Secret은 만들어지지 않습니다."),
     "resource_tracking": ("Read the live ConfigMap with `kubectl -n src-helm get cm src-helm-greeting -o yaml`; "
                           "the tracking method is argocd-cm application.resourceTrackingMethod (annotation by "
@@ -237,9 +241,9 @@ HINTS = {
                    "커밋으로 실행된 Job 이름을 옮겨 쓰세요."),
     "failed_hook_commit": ("Step 6 needs one commit that both sets mode: green and makes migrate exit 1, then a "
                            "later commit that restores only the migrate command.",
-                           "ステップ 6 では、mode: green と migrate の exit 1 を 1 つのコミットにまとめ、その後 "
+                           "ステップ 6 では、mode: green と migrate の `exit 1` を 1 つのコミットにまとめ、その後 "
                            "migrate のコマンドだけを戻す別のコミットが必要です。",
-                           "6단계에는 mode: green과 migrate의 exit 1을 한 커밋에 담고, 이후 migrate 명령만 "
+                           "6단계에는 mode: green과 migrate의 `exit 1`을 한 커밋에 담고, 이후 migrate 명령만 "
                            "되돌리는 커밋이 필요합니다."),
     "hook_failed_phase": ("When a PreSync hook fails, the Sync phase never starts: ConfigMap settings keeps its "
                           "old mode; status.operationState.phase reads Running while automated retries run and "

@@ -131,8 +131,8 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                   "{path} があり、実行可能です",
                   "{path} 파일이 있고 실행 가능합니다"),
     "script_not_executable": ("{path} is not executable (chmod +x)",
-                              "{path} は実行可能ではありません(chmod +x)",
-                              "{path} 파일이 실행 가능하지 않습니다 (chmod +x)"),
+                              "{path} は実行可能ではありません（`chmod +x`）",
+                              "{path} 파일이 실행 가능하지 않습니다 (`chmod +x`)"),
     "script_text_ok": ("{path}: {what}",
                        "{path} は条件を満たしています: {what}",
                        "{path} 파일이 조건을 만족합니다: {what}"),
@@ -186,6 +186,31 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "phrase_probe_delete_main": ("rejects deleting main", "main の削除の拒否", "main 삭제 거부"),
     "phrase_probe_other_branch": ("accepts a push to another branch", "別のブランチへの push の受け入れ",
                                 "다른 브랜치로의 push 수락"),
+    # What a script must say (script_text fills {what} of script_text_ok / script_text_missing).
+    "phrase_script_names_kubeconfig": ("name {kubeconfig}", "{kubeconfig} を指定する", "{kubeconfig} 지정"),
+    "phrase_script_server_dry_run": ("use --dry-run=server (not client)",
+                                     "--dry-run=client ではなく --dry-run=server を使う",
+                                     "--dry-run=client가 아니라 --dry-run=server 사용"),
+    "phrase_script_tag_no_kubectl": ("take the tag as $1 and never call kubectl",
+                                     "タグを $1 で受け取り、kubectl を呼ばない",
+                                     "태그를 $1로 받고 kubectl을 호출하지 않음"),
+    # What a kubeconfig check compares (fills {what} of kubeconfig_ok / kubeconfig_wrong).
+    "phrase_ci_kubeconfig_parts": ("ci-kubeconfig (cluster of k3s / namespace / token)",
+                                   "ci-kubeconfig（k3s のクラスター / ネームスペース / トークン）",
+                                   "ci-kubeconfig (k3s 클러스터 / 네임스페이스 / 토큰)"),
+    "phrase_argocd_kubeconfig_parts": ("kubeconfig (a copy of k3s's / namespace)",
+                                       "kubeconfig（k3s の kubeconfig のコピー / ネームスペース）",
+                                       "kubeconfig (k3s kubeconfig의 사본 / 네임스페이스)"),
+    # One wrong answer of the API server (a part of access_wrong's {details}).
+    "phrase_access_answer": ("{verb} {resource} in {namespace}: {wanted} / {answer}",
+                             "{namespace} での {resource} の {verb}: {wanted} / {answer}",
+                             "{namespace}에서 {resource} {verb}: {wanted} / {answer}"),
+    "phrase_access_answer_all": ("{verb} {resource} in all namespaces: {wanted} / {answer}",
+                                 "全ネームスペースでの {resource} の {verb}: {wanted} / {answer}",
+                                 "모든 네임스페이스에서 {resource} {verb}: {wanted} / {answer}"),
+    "phrase_not_runnable": ("{file} is missing or not executable", "{file} がないか、実行可能ではありません",
+                            "{file} 파일이 없거나 실행 가능하지 않습니다"),
+    "phrase_no_output": ("(no output)", "（出力なし）", "(출력 없음)"),
     "phrase_timed_out": ("timed out", "制限時間切れ", "제한 시간 초과"),
     "phrase_flooded": ("printed too much", "出力過多", "출력 과다"),
     "phrase_no_reason": ("no reason given", "理由の記載なし", "이유 없음"),
@@ -222,8 +247,8 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                       "クローンの main は origin/main と同じです({found})",
                       "클론의 main이 origin/main과 같습니다 ({found})"),
     "clone_main_differs": ("the clone's main differs from origin/main: {found} (git reset --hard origin/main)",
-                           "クローンの main が origin/main と違います: {found}(git reset --hard origin/main)",
-                           "클론의 main이 origin/main과 다릅니다: {found} (git reset --hard origin/main)"),
+                           "クローンの main が origin/main と違います: {found}（`git reset --hard origin/main`）",
+                           "클론의 main이 origin/main과 다릅니다: {found} (`git reset --hard origin/main`)"),
     "bump_commit_ok": ("commit {sha} \"ci: web nginx:1.28-alpine\" sets the image to nginx:1.28-alpine",
                        "コミット {sha}「ci: web nginx:1.28-alpine」はイメージを nginx:1.28-alpine にしています",
                        "{sha} 커밋(\"ci: web nginx:1.28-alpine\")이 이미지를 nginx:1.28-alpine으로 바꿉니다"),
@@ -314,10 +339,10 @@ HINTS = {
                     "pipefail).",
                     "validate.sh <ディレクトリ>: `kubectl --kubeconfig {workspace}/ci-kubeconfig -n ci-dryrun "
                     "apply --dry-run=server -f <ディレクトリ>`。1 つでも拒否されたら 0 "
-                    "以外で終了してください(パイプには set -o pipefail を使います)。",
+                    "以外で終了してください（パイプには `set -o pipefail` を使います）。",
                     "validate.sh <디렉터리>: `kubectl --kubeconfig {workspace}/ci-kubeconfig -n ci-dryrun apply "
                     "--dry-run=server -f <디렉터리>`. 하나라도 거부되면 0이 아닌 값으로 끝나야 합니다(파이프에는 "
-                    "set -o pipefail을 쓰세요)."),
+                    "`set -o pipefail`을 쓰세요)."),
     "ci_hook": ("In the hook read `old new ref` lines from stdin; for refs/heads/main extract the NEW commit's "
                 "deploy with `git archive <new> deploy | tar -x -C <tmp>` and run validate.sh on it; a new SHA of "
                 "40 zeros is a delete: refuse it for main; let every other ref through.",
