@@ -183,3 +183,15 @@ def test_twenty_rendered_messages_per_language(graded_checks):
         for world, check in chooser.sample(graded_checks, 20):
             print(f"{check['check']} [{world}] {check['status']}: {i18n.message(check['message_key'], check['params'], lang)}")
     assert graded_checks
+
+
+def test_japanese_prose_uses_full_width_parentheses():
+    """（ ） in Japanese prose; ( ) only inside `code`."""
+    half = [where for where, lang, text in catalogue_texts()
+            if lang == "ja" and re.search(r"[()]", re.sub(r"`[^`]*`", "", text))]
+    assert half == []
+
+
+def test_korean_writes_gidaetgap():
+    """기댓값 (the standard spelling, with the 사이시옷), never 기대값."""
+    assert [where for where, lang, text in catalogue_texts() if lang == "ko" and "기대값" in text] == []
