@@ -26,6 +26,9 @@ import string
 
 import pytest
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.health import cluster_probes
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kubestate import ClusterError, KubeReader
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.lab_command import error_text
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import LABELS, LEARNER_LABELS
 
@@ -47,14 +50,14 @@ ALLOWED = {
     "generateName", "creationTimestamp", "ignoreDifferences", "syncOptions", "hard", "refresh",
     # the labs' object names (Job smoke, ConfigMap settings, Deployment app, ServiceAccount validator)
     # and Application fields the hints list by name
-    "settings", "app", "smoke", "migrate", "validator", "greeting", "path",
+    "settings", "app", "smoke", "migrate", "validator", "greeting", "path", "gitsrv",
     # JSON's type names, as the JSON type of an evidence value is reported
     "object", "array", "string", "integer", "number", "boolean",
     # Argo CD statuses and sync phases, as the Argo CD UI shows them
     "Synced", "OutOfSync", "Healthy", "Progressing", "Degraded", "Running", "Failed", "Succeeded",
     "PreSync", "Sync", "PostSync", "Complete",
     # products, standards and tools
-    "Argo", "CD", "Helm", "Kustomize", "Git", "JSON", "YAML", "UTF", "RFC", "Unix", "JWT", "SHA", "CA", "CI",
+    "Argo", "CD", "Helm", "Kustomize", "Git", "Python", "JSON", "YAML", "UTF", "RFC", "Unix", "JWT", "SHA", "CA", "CI",
     "API", "VM", "URL", "CSV", "Esc", "k3s", "gitd", "kubeconfig", "kubectl", "argocd", "helm", "kustomize",
     "nginx", "tar", "tee", "chmod", "stdin", "pipefail", "init", "bare", "clone",
     # git's words for what a learner does with it (written as in the git CLI)
@@ -195,3 +198,31 @@ def test_japanese_prose_uses_full_width_parentheses():
 def test_korean_writes_gidaetgap():
     """기댓값 (the standard spelling, with the 사이시옷), never 기대값."""
     assert [where for where, lang, text in catalogue_texts() if lang == "ko" and "기대값" in text] == []
+
+
+def health_reasons(tmp_path):
+    """Every catalogued reason of the health gate, as the probes give it for a broken VM: each
+    cluster probe's judge on a missing and on a not-ready object, and a missing kubeconfig."""
+    reasons = [judge(obj) for _, _, judge in cluster_probes("argocd", "gitsrv") for obj in (None, {"status": {}})]
+    try:
+        KubeReader(str(tmp_path / "no-kubeconfig"), 1)
+    except ClusterError as exc:
+        reasons.append(exc.reason)
+    return [reason for reason in reasons if reason]
+
+
+def test_the_health_gate_says_why_in_every_language(tmp_path):
+    reasons = health_reasons(tmp_path)
+    english = [i18n.message(r["key"], r["params"], "en") for r in reasons]
+    # the host record's English message is what it was before the reasons were catalogued
+    assert english == [
+        "no version answered", "no version answered", "CRD applications.argoproj.io is not installed",
+        "StatefulSet argocd-application-controller is missing", "argocd-application-controller has no ready replica",
+        "Deployment argocd-repo-server is missing", "argocd-repo-server has no available replica",
+        "Service gitd is missing in namespace gitsrv", f"the kubeconfig {tmp_path}/no-kubeconfig does not exist"]
+    texts = [(r["key"], lang, i18n.message(r["key"], r["params"], lang)) for r in reasons for lang in LANGS]
+    assert findings(texts) == []
+    error = {"kind": "health", "message": "; ".join(english[-2:]), "reasons": reasons[-2:]}
+    assert error_text(error, "ja") == (
+        f"gitsrv ネームスペースに Service gitd がありません; kubeconfig {tmp_path}/no-kubeconfig がありません")
+    assert error_text({**error, "reasons": None}, "ja") == error["message"]  # text from elsewhere stays as it is

@@ -63,8 +63,11 @@ def grade_host(params):
                               params["api_timeout"])
         if not health["healthy"]:
             message = "; ".join(p["detail"] for p in health["problems"])
-            return {"state": "error", "error": {"kind": "health", "message": message, "details": health["probes"]},
-                    "health": health, "labs": {}}
+            # the same reasons as catalogue entries, when every one is (for the learner's language)
+            reasons = [p.get("reason") for p in health["problems"]]
+            error = {"kind": "health", "message": message, "details": health["probes"],
+                     "reasons": reasons if all(reasons) else None}
+            return {"state": "error", "error": error, "health": health, "labs": {}}
     site = Site(params["argocd_namespace"], params["gitd_namespace"], params["bare_root"], params["workspace_root"],
                 params["k3s_kubeconfig"], params["probe_replay"], params["helm_binary"], params["kustomize_binary"])
     results = {}
