@@ -261,12 +261,49 @@ HINTS = {
                    "integers.",
                    "数値は引用符なし（\"4\" ではなく 4）、真偽値は true/false、Unix 秒は整数で書いてください。",
                    "숫자는 따옴표 없이(\"4\"가 아니라 4), 불리언은 true/false, Unix 초는 정수로 쓰세요."),
+    "file_create": ("Create {path}; the step says what it holds.",
+                    "{path} を作成してください。何を書くかはステップに書かれています。",
+                    "{path} 파일을 만드세요. 무엇을 쓸지는 단계에 나와 있습니다."),
+    "git_file_create": ("Create {path} in your clone, commit it and push main: the grader reads bare main.",
+                        "クローンに {path} を作成してコミットし、main を push してください。"
+                        "採点はベアリポジトリの main を読みます。",
+                        "클론에 {path}을(를) 만들어 커밋하고 main을 push하세요. 채점기는 베어 저장소의 main을 "
+                        "읽습니다."),
+    "yaml_syntax": ("Fix the YAML at the line and column the message names: indent with spaces, never tabs, and "
+                    "write `key: value` with a space after the colon.",
+                    "メッセージが示す行と列の YAML を直してください。インデントはタブではなくスペースで、"
+                    "`key: value` のようにコロンの後に空白を入れます。",
+                    "메시지가 가리키는 줄과 열의 YAML을 고치세요. 들여쓰기는 탭이 아니라 공백으로 하고, "
+                    "`key: value`처럼 콜론 뒤에 공백을 넣습니다."),
+    "json_syntax": ("Fix the JSON at the line and column the message names: double quotes around keys and strings, "
+                    "no comma after the last item; `python3 -m json.tool <file>` shows the error.",
+                    "メッセージが示す行と列の JSON を直してください。キーと文字列は二重引用符で囲み、"
+                    "最後の要素の後にコンマを付けません。`python3 -m json.tool <ファイル>` でエラーを確認できます。",
+                    "메시지가 가리키는 줄과 열의 JSON을 고치세요. 키와 문자열은 큰따옴표로 감싸고, 마지막 값 뒤에는 "
+                    "쉼표를 붙이지 않습니다. `python3 -m json.tool <파일>` 명령으로 오류를 볼 수 있습니다."),
+    "json_object": ("Write the evidence file as one JSON object, in curly braces, with the keys the step asks for; "
+                    "not an array or a single value.",
+                    "証拠ファイルは、配列や単一の値ではなく、ステップが求めるキーを持つ 1 つの JSON "
+                    "オブジェクト（中かっこで囲む）として書いてください。",
+                    "증거 파일은 배열이나 단일 값이 아니라, 단계에서 요구하는 키를 가진 하나의 JSON 오브젝트(중괄호로 "
+                    "감쌈)로 쓰세요."),
     "evidence_files": ("Write the evidence file in the workspace as a JSON object with the keys the step asks for.",
                        "証拠ファイルは、ステップが求めるキーを持つ JSON "
                        "オブジェクトとしてワークスペースに書いてください。",
                        "증거 파일은 각 단계에서 요구하는 키를 가진 JSON 오브젝트로 작업 공간에 쓰세요."),
 }
 
+
+
+# The hint a failure kind always stands under, whatever the check's own hint: a file that is
+# not there needs creating, a syntax error needs the syntax fixed, before the step's hint helps.
+MESSAGE_HINTS = {
+    "file_missing": "file_create",
+    "git_file_missing": "git_file_create",
+    "git_dir_missing": "git_file_create",
+    "file_invalid_yaml": "yaml_syntax",
+    "file_invalid_json": "json_syntax",
+}
 
 
 def register(lab):
