@@ -113,7 +113,9 @@ state:
   type: str
   sample: graded
 error:
-  description: Why the VM could not be graded (kind C(health), message, per-probe details), else null.
+  description: Why the VM could not be graded (kind C(health), message, per-probe details, and reasons, the
+      message's parts as catalogue entries C({key, params}) when every part is one, for the learner's
+      language), else null.
   returned: always
   type: dict
   sample: {"kind": "health", "message": "unreachable: connection refused", "details": {"api_server": "unreachable"}}

@@ -75,13 +75,13 @@ def details_open_next_to_the_cell(browser, tmp_path, learners, cell):
     assert pop["right"] <= WIDTH
     text = browser.evaluate("document.getElementById('pop').innerText")
     assert "learner002" in text and "\u6b63\u3057\u304f" not in text
-    assert "\uae30\ub300\uac12" in text  # learner002 is Korean: "기대값" (expected) in its messages
+    assert "\uae30\ub313\uac12" in text  # learner002 is Korean: "기댓값" (expected) in its messages
     if learners == 8:
         save(browser, tmp_path, "report-8-details-learner.png")
     # the same details in the page's language (English), rendered from message_key + params
     browser.evaluate("var s=document.querySelector('#pop select');s.value='page';s.dispatchEvent(new Event('change'))")
     english = browser.evaluate("document.getElementById('pop').innerText")
-    assert ": expected 1, found" in english and "\uae30\ub300\uac12" not in english
+    assert ": expected 1, found" in english and "\uae30\ub313\uac12" not in english
     if learners == 8:
         save(browser, tmp_path, "report-8-details.png")
     browser.evaluate("var s=document.querySelector('#pop select');s.value='learner';s.dispatchEvent(new Event('change'))")

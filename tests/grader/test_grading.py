@@ -66,7 +66,7 @@ def test_statuses_roll_up_and_messages_render():
     assert result["steps"][1]["title"] == "Two"  # falls back to English
     file_check, live_check, buggy = [c for s in result["steps"] for c in s["checks"]]
     assert file_check["message"] == "/w/a.json がありません"
-    assert file_check["hint"].startswith("数値は引用符なし")
+    assert file_check["hint"] == "/w/a.json を作成してください。何を書くかはステップに書かれています。"  # not the check's hint
     assert live_check["status"] == "PASS" and live_check["hint"] == ""
     assert buggy["status"] == "ERROR"
     assert buggy["message"] == "このチェックの採点に失敗しました: KeyError: 'boom'"

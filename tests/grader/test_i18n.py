@@ -55,7 +55,7 @@ def test_values_are_shown_as_json_so_types_are_visible():
     params = {"what": "ignore.json replicas", "expected": 4, "found": "4"}
     assert i18n.message("value_mismatch", params, "en") == 'ignore.json replicas: expected 4, found "4"'
     assert i18n.message("value_mismatch", params, "ja") == 'ignore.json replicas: 期待値は 4 ですが、実際は "4" です'
-    assert i18n.message("value_mismatch", params, "ko") == 'ignore.json replicas: 기대값은 4, 실제 값은 "4"입니다'
+    assert i18n.message("value_mismatch", params, "ko") == 'ignore.json replicas: 기댓값은 4, 실제 값은 "4"입니다'
 
 
 def test_blocked_by_renders_its_reason():

@@ -114,7 +114,7 @@ def test_a_git_read_cut_by_the_graders_deadline_is_error_not_the_learners_fail(f
     assert result["error"] == {"kind": OUT_OF_TIME, "detail": checks["capa-src.1.live-app"][1]}
     check = checks_of(result)["capa-src.1.bare-repo"]
     assert i18n.message(check["message_key"], check["params"], "ja") == (
-        "ラボ capa-src の採点時間(全体の 1.5 秒のうち、このラボの持ち分 1.5 秒)が尽きたため、ベアリポジトリ "
+        "ラボ capa-src の採点時間（全体の 1.5 秒のうち、このラボの持ち分 1.5 秒）が尽きたため、ベアリポジトリ "
         f"{bare} を読むことができませんでした")
     assert i18n.message(check["message_key"], check["params"], "ko") == (
         f"capa-src 랩의 채점 시간(전체 1.5초 중 이 랩의 몫 1.5초)이 다 되어 {bare} 베어 저장소를 읽을 수 없었습니다")

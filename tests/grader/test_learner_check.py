@@ -67,16 +67,15 @@ capa-src  Argo CD のソース: Helm・Kustomize・ウェーブ・フック  {pa
     ✗ ベアリポジトリの main の waves/ に Deployment app がありません
     ✗ ベアリポジトリの main の waves/ に Job smoke がありません
     ✗ ベアリポジトリの main に waves/migrate.yaml がありません
-      ヒント: generateName のフックの名前は generateName + <コミットの 7 桁>-presync-<開始 Unix 時刻> です。\
-自分のコミットで実行された Job の名前を写してください。
+      ヒント: クローンに waves/migrate.yaml を作成してコミットし、main を push してください。\
+採点はベアリポジトリの main を読みます。
     ✗ {host}/root/capa-src/app-src-waves.yaml がありません
-      ヒント: Application のファイルを確認してください: repoURL、targetRevision main、path、宛先ネームスペース、\
-syncPolicy.automated、CreateNamespace=true。
+      ヒント: {host}/root/capa-src/app-src-waves.yaml を作成してください。何を書くかはステップに書かれています。
     ✗ Application src-waves が argocd ネームスペースにありません
       ヒント: `kubectl apply -n argocd -f <ファイル>` で適用し、`kubectl -n argocd get app <名前> -o yaml` \
 の出力と比べてください。
     ✗ {host}/root/capa-src/waves.json がありません (×4)
-      ヒント: 証拠ファイルは、ステップが求めるキーを持つ JSON オブジェクトとしてワークスペースに書いてください。
+      ヒント: {host}/root/capa-src/waves.json を作成してください。何を書くかはステップに書かれています。
     ✗ src-waves ネームスペースにまだありません: ConfigMap settings, Deployment app, Job smoke
 ✗ ステップ 6: 失敗したフックが同期を止める
 ✗ ステップ 7: selfHeal は手動で増やしたレプリカを戻さない

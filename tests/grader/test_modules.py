@@ -42,8 +42,10 @@ def test_a_missing_kubeconfig_fails_the_health_gate_and_grades_nothing(tmp_path,
     assert code == 0
     assert (result["changed"], result["state"], result["labs"]) == (False, "error", {})
     assert result["error"]["kind"] == "health"
-    assert result["health"]["problems"][0] == {"probe": "kubeconfig",
-                                                "detail": f"the kubeconfig {tmp_path / 'none'} does not exist"}
+    assert result["health"]["problems"][0] == {
+        "probe": "kubeconfig", "detail": f"the kubeconfig {tmp_path / 'none'} does not exist",
+        "reason": {"key": "host_kubeconfig_missing", "params": {"path": str(tmp_path / "none")}}}
+    assert result["error"]["reasons"] == [result["health"]["problems"][0]["reason"]]
 
 
 def test_without_the_health_gate_a_missing_vm_layout_fails_checks_without_crashing(tmp_path, capsys):

@@ -288,7 +288,7 @@ def render(lab_id, check, verdict, lang, site_params):
     learner's YAML can be an alias bomb or 1000 levels deep) and secrets scrubbed. `params` are
     all the message was rendered from, so the controller can render it in another language."""
     teaches = verdict.status in (FAIL, PENDING)  # a PASS needs no hint; an ERROR is the environment's
-    hint_key = (verdict.hint or check.hint) if teaches else None
+    hint_key = (i18n.MESSAGE_HINTS.get(verdict.key) or verdict.hint or check.hint) if teaches else None
     expected, found = scrub_value(bound(verdict.expected)), scrub_value(bound(verdict.found))
     params = scrub_value(bound({**site_params, **verdict.params}))
     params.setdefault("expected", expected)

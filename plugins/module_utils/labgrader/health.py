@@ -13,6 +13,7 @@ import importlib.util
 import os
 import sys
 
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kubestate import ClusterError, KubeReader
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runtime import (
@@ -55,21 +56,31 @@ def _ready(obj, field):
 
 
 def cluster_probes(argocd_namespace, gitd_namespace):
-    """(name, path, judge) triples; judge(obj) -> problem text or None."""
+    """(name, path, judge) triples; judge(obj) -> None, or the problem as a catalogue entry
+    {"key", "params"} (i18n.MESSAGES)."""
+    def problem(key, **params):
+        return {"key": key, "params": params}
+
     return [
-        ("api_server", "/version", lambda o: None if o and o.get("gitVersion") else "no version answered"),
+        ("api_server", "/version", lambda o: None if o and o.get("gitVersion") else problem("host_no_version")),
         ("application_crd", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/applications.argoproj.io",
-         lambda o: None if o else "CRD applications.argoproj.io is not installed"),
+         lambda o: None if o else problem("host_crd_missing")),
         ("application_controller",
          f"/apis/apps/v1/namespaces/{argocd_namespace}/statefulsets/argocd-application-controller",
-         lambda o: "StatefulSet argocd-application-controller is missing" if o is None else
-         (None if _ready(o, "readyReplicas") else "argocd-application-controller has no ready replica")),
+         lambda o: problem("host_controller_missing") if o is None else
+         (None if _ready(o, "readyReplicas") else problem("host_controller_not_ready"))),
         ("repo_server", f"/apis/apps/v1/namespaces/{argocd_namespace}/deployments/argocd-repo-server",
-         lambda o: "Deployment argocd-repo-server is missing" if o is None else
-         (None if _ready(o, "availableReplicas") else "argocd-repo-server has no available replica")),
+         lambda o: problem("host_repo_server_missing") if o is None else
+         (None if _ready(o, "availableReplicas") else problem("host_repo_server_not_available"))),
         ("gitd_service", f"/api/v1/namespaces/{gitd_namespace}/services/gitd",
-         lambda o: None if o else f"Service gitd is missing in namespace {gitd_namespace}"),
+         lambda o: None if o else problem("host_gitd_missing", namespace=gitd_namespace)),
     ]
+
+
+def catalogued(probe, reason):
+    """A problem of the health gate from a catalogue entry: its English text as the detail (the
+    host record's message), the entry so that a learner reads it in their language."""
+    return {"probe": probe, "detail": i18n.message(reason["key"], reason["params"], "en"), "reason": reason}
 
 
 def check_health(kubeconfig, argocd_namespace="argocd", gitd_namespace="gitsrv", timeout=10.0, site_packages=None,
@@ -87,12 +98,12 @@ def check_health(kubeconfig, argocd_namespace="argocd", gitd_namespace="gitsrv",
     missing = probe_python()
     probes["python"] = "ok" if not missing else "missing: " + ", ".join(missing)
     if missing:
-        problems.append({"probe": "python", "detail": f"grader Python dependencies missing: {', '.join(missing)}"})
+        problems.append(catalogued("python", {"key": "host_python_missing", "params": {"modules": ", ".join(missing)}}))
         return {"healthy": False, "problems": problems, "probes": probes, "api_requests": 0, "runtime": covered}
     try:
         reader = KubeReader(kubeconfig, timeout)
     except ClusterError as exc:
-        problems.append({"probe": "kubeconfig", "detail": exc.detail})
+        problems.append({"probe": "kubeconfig", "detail": exc.detail, **({"reason": exc.reason} if exc.reason else {})})
         probes["kubeconfig"] = exc.detail
         return {"healthy": False, "problems": problems, "probes": probes, "api_requests": 0, "runtime": covered}
     for name, path, judge in cluster_probes(argocd_namespace, gitd_namespace):
@@ -105,8 +116,8 @@ def check_health(kubeconfig, argocd_namespace="argocd", gitd_namespace="gitsrv",
             if exc.kind in ("unreachable", "unauthorized"):
                 break  # every other probe would fail the same way
             continue
-        probes[name] = problem or "ok"
         if problem:
-            problems.append({"probe": name, "detail": problem})
+            problems.append(catalogued(name, problem))
+        probes[name] = problems[-1]["detail"] if problem else "ok"
     return {"healthy": not problems, "problems": problems, "probes": probes, "api_requests": reader.requests,
             "runtime": covered}

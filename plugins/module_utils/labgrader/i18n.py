@@ -17,20 +17,20 @@ MESSAGES = {
                  "{what}: {found}, 올바른 값입니다"),
     "value_mismatch": ("{what}: expected {expected}, found {found}",
                        "{what}: 期待値は {expected} ですが、実際は {found} です",
-                       "{what}: 기대값은 {expected}, 실제 값은 {found}입니다"),
+                       "{what}: 기댓값은 {expected}, 실제 값은 {found}입니다"),
     "live_disagrees": ("{what}: you recorded {recorded}, but the live cluster shows {found} (expected {expected})",
-                       "{what}: 記録は {recorded} ですが、クラスターの実際の値は {found} です(期待値は {expected})",
-                       "{what}: 기록한 값은 {recorded}, 클러스터의 실제 값은 {found}입니다 (기대값 {expected})"),
+                       "{what}: 記録は {recorded} ですが、クラスターの実際の値は {found} です（期待値は {expected}）",
+                       "{what}: 기록한 값은 {recorded}, 클러스터의 실제 값은 {found}입니다 (기댓값 {expected})"),
     "wrong_type": ("{what}: the JSON type must be {expected_type}, found {found_type} ({found})",
                    "{what}: JSON の型は {expected_type} である必要がありますが、"
-                   "{found_type}({found})が書かれています",
+                   "{found_type}（{found}）が書かれています",
                    "{what}: 필요한 JSON 타입은 {expected_type}, 쓰여 있는 타입은 {found_type} ({found})입니다"),
     "missing_key": ("{what}: the key \"{key}\" is missing",
                     "{what}: キー \"{key}\" がありません",
                     "{what}: \"{key}\" 키가 없습니다"),
     "inconsistent_evidence": ("{what} contradicts {other} (found {found}, expected {expected})",
-                              "{what} が {other} と矛盾しています(実際は {found}、期待値は {expected})",
-                              "{what} 값이 {other} 값과 맞지 않습니다 (실제 {found}, 기대값 {expected})"),
+                              "{what} が {other} と矛盾しています（実際は {found}、期待値は {expected}）",
+                              "{what} 값이 {other} 값과 맞지 않습니다 (실제 {found}, 기댓값 {expected})"),
     "file_missing": ("{path} does not exist",
                      "{path} がありません",
                      "{path} 경로가 없습니다"),
@@ -38,13 +38,13 @@ MESSAGES = {
                    "{path} が空です",
                    "{path} 파일이 비어 있습니다"),
     "file_too_large": ("{path} is too large to be an evidence file ({detail})",
-                       "{path} は大きすぎるため、証拠ファイルとして読めません({detail})",
+                       "{path} は大きすぎるため、証拠ファイルとして読めません（{detail}）",
                        "{path} 파일이 너무 커서 증거 파일로 읽을 수 없습니다 ({detail})"),
     "file_binary": ("{path} is not UTF-8 text",
                     "{path} は UTF-8 のテキストではありません",
                     "{path} 파일이 UTF-8 텍스트가 아닙니다"),
     "file_outside": ("{path} points outside the workspace ({detail})",
-                     "{path} はワークスペースの外を指しています({detail})",
+                     "{path} はワークスペースの外を指しています（{detail}）",
                      "{path} 경로가 작업 공간 밖을 가리킵니다 ({detail})"),
     "file_not_regular": ("{path} is not a regular file",
                          "{path} は通常のファイルではありません",
@@ -59,14 +59,14 @@ MESSAGES = {
                           "{path} は正しい YAML ではありません: {detail}",
                           "{path} 파일이 올바른 YAML이 아닙니다: {detail}"),
     "no_application_in_file": ("no Application named {name} in the file (found {found})",
-                               "ファイルに Application {name} がありません(見つかったもの: {found})",
+                               "ファイルに Application {name} がありません（見つかったもの: {found}）",
                                "파일에 {name} Application이 없습니다 (찾은 것: {found})"),
     "spec_ok": ("{what} has the expected source, destination and sync policy",
                 "{what} のソース・宛先・同期ポリシーは正しく設定されています",
                 "{what}의 소스, 대상, 동기화 정책이 올바릅니다"),
     "spec_mismatch": ("{what}: fields differ (field: expected / found): {details}",
-                      "{what}: 異なるフィールドがあります(フィールド: 期待値 / 実際の値): {details}",
-                      "{what}: 다른 필드가 있습니다 (필드: 기대값 / 실제 값): {details}"),
+                      "{what}: 異なるフィールドがあります（フィールド: 期待値 / 実際の値）: {details}",
+                      "{what}: 다른 필드가 있습니다 (필드: 기댓값 / 실제 값): {details}"),
     "live_app_missing": ("Application {name} does not exist in namespace {argocd_namespace}",
                          "Application {name} が {argocd_namespace} ネームスペースにありません",
                          "{argocd_namespace} 네임스페이스에 {name} Application이 없습니다"),
@@ -79,12 +79,12 @@ MESSAGES = {
                                "합니다"),
     "self_heal_due": ("Application {name} is OutOfSync with a live change that selfHeal will sync back after its "
                       "backoff (by default at most 5 minutes); graded as seen",
-                      "Application {name} は OutOfSync です。ライブの変更は、バックオフ(既定では最大 5 分)の後に selfHeal "
+                      "Application {name} は OutOfSync です。ライブの変更は、バックオフ（既定では最大 5 分）の後に selfHeal "
                       "が Git の状態に戻します。現在の状態で採点しました",
                       "{name} Application이 OutOfSync 상태입니다. 라이브 변경은 백오프(기본값 최대 5분) 뒤에 selfHeal이 "
                       "Git 상태로 되돌립니다. 현재 상태로 채점했습니다"),
     "app_converging": ("Application {name} is still converging ({sync} / {health}); graded as seen",
-                       "Application {name} はまだ同期中です({sync} / {health})。現在の状態で採点しました",
+                       "Application {name} はまだ同期中です（{sync} / {health}）。現在の状態で採点しました",
                        "{name} Application이 아직 동기화 중입니다 ({sync} / {health}). 현재 상태로 채점했습니다"),
     "rollout_in_progress": ("{what} is still rolling out: {found}",
                             "{what} はまだロールアウト中です: {found}",
@@ -109,7 +109,7 @@ MESSAGES = {
                        "{what}: 기대한 대로입니다 ({found})"),
     "live_values_mismatch": ("{what}: expected {expected}, found {found}",
                              "{what}: 期待値は {expected} ですが、実際は {found} です",
-                             "{what}: 기대값은 {expected}, 실제 값은 {found}입니다"),
+                             "{what}: 기댓값은 {expected}, 실제 값은 {found}입니다"),
     "repo_ok": ("{path} is a bare repository with branch main",
                 "{path} は main ブランチを持つベアリポジトリです",
                 "{path} 경로는 main 브랜치가 있는 베어 저장소입니다"),
@@ -120,10 +120,10 @@ MESSAGES = {
                         "{path} は Git リポジトリではありません",
                         "{path} 경로가 Git 저장소가 아닙니다"),
     "repo_not_bare": ("{path} is not a bare repository (create it with git init --bare)",
-                      "{path} はベアリポジトリではありません(git init --bare で作成します)",
+                      "{path} はベアリポジトリではありません（git init --bare で作成します）",
                       "{path} 경로가 베어 저장소가 아닙니다 (git init --bare로 만드세요)"),
     "repo_no_branch": ("{path} has no branch main (branches: {detail})",
-                       "{path} に main ブランチがありません(ブランチ: {detail})",
+                       "{path} に main ブランチがありません（ブランチ: {detail}）",
                        "{path} 저장소에 main 브랜치가 없습니다 (브랜치: {detail})"),
     "repo_unreadable": ("{path} cannot be read: {detail}",
                         "{path} を読めません: {detail}",
@@ -132,7 +132,7 @@ MESSAGES = {
                       "{path} がありません",
                       "{path} 경로가 없습니다"),
     "clone_not_a_clone": ("{path} is not a git clone ({detail})",
-                          "{path} は Git のクローンではありません({detail})",
+                          "{path} は Git のクローンではありません（{detail}）",
                           "{path} 경로가 Git 클론이 아닙니다 ({detail})"),
     "clone_unreadable": ("{path}/.git/config cannot be read: {detail}",
                          "{path}/.git/config を読めません: {detail}",
@@ -142,11 +142,11 @@ MESSAGES = {
                   "{path} 클론의 origin은 {found}입니다"),
     "push_url_mismatch": ("{path}: git pushes origin to {found}, not to {expected} (remote.origin.pushurl)",
                           "{path}: origin への push 先が {expected} ではなく {found} "
-                          "になっています(remote.origin.pushurl)",
+                          "になっています（remote.origin.pushurl）",
                           "{path}: origin의 push 대상이 {expected} 대신 {found}입니다 (remote.origin.pushurl)"),
     "origin_mismatch": ("{path}: origin is {found}, expected {expected}",
                         "{path}: origin は {found} ですが、{expected} である必要があります",
-                        "{path}: origin이 {found}입니다. 기대값은 {expected}입니다"),
+                        "{path}: origin이 {found}입니다. 기댓값은 {expected}입니다"),
     "git_file_missing": ("{path} is not in bare main",
                          "ベアリポジトリの main に {path} がありません",
                          "베어 저장소의 main에 {path} 파일이 없습니다"),
@@ -158,7 +158,7 @@ MESSAGES = {
                       "베어 저장소 main의 {path} 파일이 기대한 대로입니다"),
     "git_values_mismatch": ("{path} in bare main: expected {expected}, found {found}",
                             "ベアリポジトリの main の {path}: 期待値は {expected} ですが、実際は {found} です",
-                            "베어 저장소 main의 {path}: 기대값은 {expected}, 실제 값은 {found}입니다"),
+                            "베어 저장소 main의 {path}: 기댓값은 {expected}, 실제 값은 {found}입니다"),
     "git_object_missing": ("no {kind} {name} under {path} in bare main",
                            "ベアリポジトリの main の {path} に {kind} {name} がありません",
                            "베어 저장소 main의 {path}에 {kind} {name} 리소스가 없습니다"),
@@ -172,18 +172,18 @@ MESSAGES = {
                        "時刻が未来になっています: {found}",
                        "시각이 미래입니다: {found}"),
     "cluster_unreadable": ("the cluster could not be read ({kind}: {detail})",
-                           "クラスターを読めませんでした({kind}: {detail})",
+                           "クラスターを読めませんでした（{kind}: {detail}）",
                            "클러스터를 읽을 수 없었습니다 ({kind}: {detail})"),
     "grader_out_of_time": ("the grader ran out of time for lab {lab} (its {share} s share of the {budget} s budget) "
                            "before it could {task}",
-                           "ラボ {lab} の採点時間(全体の {budget} 秒のうち、このラボの持ち分 {share} "
-                           "秒)が尽きたため、{task}ことができませんでした",
+                           "ラボ {lab} の採点時間（全体の {budget} 秒のうち、このラボの持ち分 {share} "
+                           "秒）が尽きたため、{task}ことができませんでした",
                            "{lab} 랩의 채점 시간(전체 {budget}초 중 이 랩의 몫 {share}초)이 다 되어 {task} 수 "
                            "없었습니다"),
     "grader_probes_out_of_time": ("the grader ran out of time for the probes of lab {lab} ({probe_share} s of its "
                                   "{share} s share of the {budget} s budget) before it could {task}",
-                                  "ラボ {lab} のプローブに使える時間(全体の {budget} 秒のうち、このラボの持ち分 "
-                                  "{share} 秒の中の {probe_share} 秒)が尽きたため、{task}ことができませんでした",
+                                  "ラボ {lab} のプローブに使える時間（全体の {budget} 秒のうち、このラボの持ち分 "
+                                  "{share} 秒の中の {probe_share} 秒）が尽きたため、{task}ことができませんでした",
                                   "{lab} 랩의 프로브에 쓸 수 있는 시간(전체 {budget}초 중 이 랩의 몫 {share}초 가운데 "
                                   "{probe_share}초)이 다 되어 {task} 수 없었습니다"),
     # What the grader could not finish in time: phrases inside the two messages above.
@@ -199,6 +199,33 @@ MESSAGES = {
     "object_too_deep": ("{what} is nested deeper than {depth} levels; the grader reads at most {depth}",
                         "{what} の入れ子の深さが {depth} を超えています。採点で読むのは深さ {depth} までです",
                         "{what}의 중첩 깊이가 {depth}을(를) 넘습니다. 채점기는 깊이 {depth}까지만 읽습니다"),
+    # Why a VM cannot be graded (the health gate's reasons; the English text is the host record's
+    # error message, the learner's `lab check` shows it in the learner's language).
+    "host_no_version": ("no version answered", "API サーバーがバージョンを返しません", "API 서버가 버전을 응답하지 않습니다"),
+    "host_crd_missing": ("CRD applications.argoproj.io is not installed",
+                         "CRD applications.argoproj.io がインストールされていません",
+                         "CRD applications.argoproj.io가 설치되어 있지 않습니다"),
+    "host_controller_missing": ("StatefulSet argocd-application-controller is missing",
+                                "StatefulSet argocd-application-controller がありません",
+                                "StatefulSet argocd-application-controller가 없습니다"),
+    "host_controller_not_ready": ("argocd-application-controller has no ready replica",
+                                  "argocd-application-controller に準備のできたレプリカがありません",
+                                  "argocd-application-controller에 준비된 레플리카가 없습니다"),
+    "host_repo_server_missing": ("Deployment argocd-repo-server is missing",
+                                 "Deployment argocd-repo-server がありません",
+                                 "Deployment argocd-repo-server가 없습니다"),
+    "host_repo_server_not_available": ("argocd-repo-server has no available replica",
+                                       "argocd-repo-server に利用可能なレプリカがありません",
+                                       "argocd-repo-server에 사용 가능한 레플리카가 없습니다"),
+    "host_gitd_missing": ("Service gitd is missing in namespace {namespace}",
+                          "{namespace} ネームスペースに Service gitd がありません",
+                          "{namespace} 네임스페이스에 Service gitd가 없습니다"),
+    "host_kubeconfig_missing": ("the kubeconfig {path} does not exist",
+                                "kubeconfig {path} がありません",
+                                "kubeconfig {path} 파일이 없습니다"),
+    "host_python_missing": ("grader Python dependencies missing: {modules}",
+                            "採点に必要な Python パッケージがありません: {modules}",
+                            "채점기에 필요한 Python 패키지가 없습니다: {modules}"),
     "grader_bug": ("the grader failed on this check: {detail}",
                    "このチェックの採点に失敗しました: {detail}",
                    "이 검사의 채점에 실패했습니다: {detail}"),
@@ -232,14 +259,51 @@ HINTS = {
                         "`argocd.argoproj.io/refresh=hard` 어노테이션을 달면 Argo CD가 Git을 다시 읽습니다."),
     "json_types": ("Write numbers without quotes (4, not \"4\"), booleans as true/false, and Unix seconds as "
                    "integers.",
-                   "数値は引用符なし(\"4\" ではなく 4)、真偽値は true/false、Unix 秒は整数で書いてください。",
+                   "数値は引用符なし（\"4\" ではなく 4）、真偽値は true/false、Unix 秒は整数で書いてください。",
                    "숫자는 따옴표 없이(\"4\"가 아니라 4), 불리언은 true/false, Unix 초는 정수로 쓰세요."),
+    "file_create": ("Create {path}; the step says what it holds.",
+                    "{path} を作成してください。何を書くかはステップに書かれています。",
+                    "{path} 파일을 만드세요. 무엇을 쓸지는 단계에 나와 있습니다."),
+    "git_file_create": ("Create {path} in your clone, commit it and push main: the grader reads bare main.",
+                        "クローンに {path} を作成してコミットし、main を push してください。"
+                        "採点はベアリポジトリの main を読みます。",
+                        "클론에 {path}을(를) 만들어 커밋하고 main을 push하세요. 채점기는 베어 저장소의 main을 "
+                        "읽습니다."),
+    "yaml_syntax": ("Fix the YAML at the line and column the message names: indent with spaces, never tabs, and "
+                    "write `key: value` with a space after the colon.",
+                    "メッセージが示す行と列の YAML を直してください。インデントはタブではなくスペースで、"
+                    "`key: value` のようにコロンの後に空白を入れます。",
+                    "메시지가 가리키는 줄과 열의 YAML을 고치세요. 들여쓰기는 탭이 아니라 공백으로 하고, "
+                    "`key: value`처럼 콜론 뒤에 공백을 넣습니다."),
+    "json_syntax": ("Fix the JSON at the line and column the message names: double quotes around keys and strings, "
+                    "no comma after the last item; `python3 -m json.tool <file>` shows the error.",
+                    "メッセージが示す行と列の JSON を直してください。キーと文字列は二重引用符で囲み、"
+                    "最後の要素の後にコンマを付けません。`python3 -m json.tool <ファイル>` でエラーを確認できます。",
+                    "메시지가 가리키는 줄과 열의 JSON을 고치세요. 키와 문자열은 큰따옴표로 감싸고, 마지막 값 뒤에는 "
+                    "쉼표를 붙이지 않습니다. `python3 -m json.tool <파일>` 명령으로 오류를 볼 수 있습니다."),
+    "json_object": ("Write the evidence file as one JSON object, in curly braces, with the keys the step asks for; "
+                    "not an array or a single value.",
+                    "証拠ファイルは、配列や単一の値ではなく、ステップが求めるキーを持つ 1 つの JSON "
+                    "オブジェクト（中かっこで囲む）として書いてください。",
+                    "증거 파일은 배열이나 단일 값이 아니라, 단계에서 요구하는 키를 가진 하나의 JSON 오브젝트(중괄호로 "
+                    "감쌈)로 쓰세요."),
     "evidence_files": ("Write the evidence file in the workspace as a JSON object with the keys the step asks for.",
                        "証拠ファイルは、ステップが求めるキーを持つ JSON "
                        "オブジェクトとしてワークスペースに書いてください。",
                        "증거 파일은 각 단계에서 요구하는 키를 가진 JSON 오브젝트로 작업 공간에 쓰세요."),
 }
 
+
+
+# The hint a failure kind always stands under, whatever the check's own hint: a file that is
+# not there needs creating, a syntax error needs the syntax fixed, before the step's hint helps.
+MESSAGE_HINTS = {
+    "file_missing": "file_create",
+    "git_file_missing": "git_file_create",
+    "git_dir_missing": "git_file_create",
+    "file_invalid_yaml": "yaml_syntax",
+    "file_invalid_json": "json_syntax",
+}
 
 
 def register(lab):
@@ -287,6 +351,12 @@ def message(key, params, lang):
     for name, value in params.items():
         if name.endswith("_key") and value in MESSAGES:
             values[name[:-len("_key")]] = message(value, phrase_params, lang)
+        # `<name>_items`: a list of phrases, each {"key": phrase key, its own fields}, filling
+        # {<name>} joined by "; " (the wrong answers of a list of questions).
+        elif name.endswith("_items") and isinstance(value, list):
+            values[name[:-len("_items")]] = "; ".join(
+                message(item["key"], {k: v for k, v in item.items() if k != "key"}, lang)
+                for item in value if isinstance(item, dict) and item.get("key") in MESSAGES)
     return pick(template, lang).format_map(values)
 
 

@@ -43,6 +43,7 @@ import threading
 import time
 from urllib.parse import urlencode, urlsplit
 
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.limits import Refused, depth, load_yaml, read_regular
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.redaction import register_secret, scrub
 
@@ -60,11 +61,19 @@ MAX_OBJECT_DEPTH = 100
 class ClusterError(Exception):
     """The cluster could not be read: the grader cannot judge (ERROR, not FAIL)."""
 
-    def __init__(self, kind, detail):
+    def __init__(self, kind, detail, reason=None):
         detail = scrub(detail)
         super().__init__(f"{kind}: {detail}")
         self.kind = kind  # kubeconfig, unreachable, forbidden, unauthorized, api
         self.detail = detail
+        # {"key": a message key (i18n.MESSAGES), its params} when the detail is a catalogue
+        # entry, so a learner reads it in their language; None for text from elsewhere
+        self.reason = reason
+
+
+def catalogued_error(kind, key, **params):
+    """A ClusterError whose detail is the catalogue entry `key` (its English text)."""
+    return ClusterError(kind, i18n.message(key, params, "en"), {"key": key, "params": params})
 
 
 def _checked_file(holder, key, base, where):
@@ -89,7 +98,7 @@ def load_kubeconfig(path):
         documents = load_yaml(raw.decode("utf-8", "replace"))
     except Refused as refused:
         if refused.problem == "missing":
-            raise ClusterError("kubeconfig", f"the kubeconfig {path} does not exist") from None
+            raise catalogued_error("kubeconfig", "host_kubeconfig_missing", path=path) from None
         raise ClusterError("kubeconfig", refused.describe(path) if refused.problem != "invalid_yaml"
                            else f"{path}: {refused.detail}") from None
     config = documents[0] if documents else None

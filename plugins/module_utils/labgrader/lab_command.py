@@ -23,6 +23,7 @@ import json
 import os
 import sys
 
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.i18n import pick
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import LABELS, kind_label
@@ -168,6 +169,13 @@ def lab_lines(lab_id, result, step, lang):
     return lines
 
 
+def error_text(error, lang):
+    """Why the VM cannot be graded, in `lang` when the reasons are catalogue entries."""
+    if error.get("reasons"):
+        return "; ".join(i18n.message(reason["key"], reason["params"], lang) for reason in error["reasons"])
+    return error["message"]
+
+
 def run(argv, environ=os.environ, out=sys.stdout):
     """Grade and print; returns the exit code."""
     args = parse_args(argv)
@@ -191,7 +199,7 @@ def run(argv, environ=os.environ, out=sys.stdout):
     if host["state"] != "graded":
         error = host["error"]
         print(f"{SYMBOLS[ERROR]} {LABELS[lang]['env_error']}: {kind_label(error['kind'], lang)}: "
-              f"{term_safe(error['message'])}", file=out)
+              f"{term_safe(error_text(error, lang))}", file=out)
         return 1
     shown, blocks = [], []
     for lab_id, result in host["labs"].items():

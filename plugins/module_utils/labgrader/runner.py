@@ -69,11 +69,14 @@ def grade_host(params):
     if params["health"]:
         health = check_health(params["kubeconfig"], params["argocd_namespace"], params["gitd_namespace"],
                               params["api_timeout"])
-        problems = [p["detail"] for p in health["problems"]] + site.root_problems()
+        # health's problems carry their catalogue entries (the learner's language); a site root's do not
+        problems = [(p["detail"], p.get("reason")) for p in health["problems"]]
+        problems += [(detail, None) for detail in site.root_problems()]
         if problems:
-            return {"state": "error", "error": {"kind": "health", "message": "; ".join(problems),
-                                                "details": health["probes"]},
-                    "health": health, "labs": {}}
+            reasons = [reason for _, reason in problems]
+            error = {"kind": "health", "message": "; ".join(detail for detail, _ in problems),
+                     "details": health["probes"], "reasons": reasons if all(reasons) else None}
+            return {"state": "error", "error": error, "health": health, "labs": {}}
     results = {}
     labs = [LABS[lab_id] for lab_id in dict.fromkeys(params["labs"])]
     for lab, budget in lab_budgets(labs, params["time_budget"], deadline):

@@ -20,7 +20,7 @@ def evidence(state, name):
         return None, file_problem(read, hint="evidence_files")
     if not isinstance(read.data, dict):
         return None, failed("wrong_type", expected="object", found=read.data, what=name,
-                            expected_type="object", found_type=json_type(read.data), hint="json_types")
+                            expected_type="object", found_type=json_type(read.data), hint="json_object")
     return read.data, None
 
 

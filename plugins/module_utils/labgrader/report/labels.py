@@ -73,7 +73,7 @@ LABELS = {
         "PASS": "통과", "FAIL": "실패", "PENDING": "보류 (Argo CD가 동기화 중입니다)",
         "ERROR": "채점기·환경 오류", "none": "채점 안 함",
         "hosts_graded": "채점한 수강생", "hosts_in_error": "채점할 수 없었던 수강생", "checks": "검사",
-        "status": "결과", "check": "검사", "message": "메시지", "expected": "기대값",
+        "status": "결과", "check": "검사", "message": "메시지", "expected": "기댓값",
         "found": "실제 값", "hint": "힌트", "step": "단계", "language": "표시 언어",
         "click": "셀을 클릭하면 그 옆에 검사 내용이 표시됩니다. Esc 키로 닫습니다.",
         "env_error": "채점할 수 없었습니다 (수강생의 실패가 아닙니다)",

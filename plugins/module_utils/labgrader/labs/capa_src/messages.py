@@ -20,8 +20,8 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                          "charts/web/templates に {kind} {name} を生成するテンプレートがありません",
                          "charts/web/templates에 {kind} {name} 리소스를 만드는 템플릿이 없습니다"),
     "helm_template_failed": ("`helm template` of charts/web at bare main fails, as it fails in Argo CD: {detail}",
-                             "ベアリポジトリの main の charts/web で `helm template` が失敗します(Argo CD でも同じく"
-                             "失敗します): "
+                             "ベアリポジトリの main の charts/web で `helm template` が失敗します（Argo CD でも同じく"
+                             "失敗します）: "
                              "{detail}",
                              "베어 저장소 main의 charts/web에서 `helm template`이 실패합니다 (Argo CD에서도 똑같이 "
                              "실패합니다): {detail}"),
@@ -32,7 +32,7 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                             "{path} が {missing} を生成していません",
                             "{path} 템플릿이 다음을 만들지 않습니다: {missing}"),
     "tracking_method_ok": ("your evidence matches the tracking method in force ({method})",
-                           "記録は有効な追跡方式({method})と一致しています",
+                           "記録は有効な追跡方式（{method}）と一致しています",
                            "기록이 적용 중인 추적 방식과 일치합니다 ({method})"),
     "tracking_method_mismatch": ("the tracking method in force is {method}; it writes {expected}, you recorded "
                                  "{found}",
@@ -44,14 +44,14 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                           "{namespace} に ConfigMap argocd-cm がありません。Argo CD のインストールが壊れています",
                           "{namespace} 네임스페이스에 ConfigMap argocd-cm이 없습니다. Argo CD 설치가 깨졌습니다"),
     "override_in_git": ("the 1.28 override is committed under kust/ ({paths}); it must live in the Application",
-                        "kust/ に 1.28 の上書きがコミットされています({paths})。上書きは Application "
+                        "kust/ に 1.28 の上書きがコミットされています（{paths}）。上書きは Application "
                         "に書いてください",
                         "kust/에 1.28 덮어쓰기가 커밋되어 있습니다({paths}). 덮어쓰기는 Application에 있어야 합니다"),
     "override_not_in_git": ("nothing under kust/ sets the 1.28 image",
                             "kust/ のどこにも 1.28 のイメージの設定はありません",
                             "kust/ 어디에서도 1.28 이미지를 설정하지 않습니다"),
     "hook_name_format": ("waves.json hook_job {found} is not a name Argo CD generates ({expected})",
-                         "waves.json の hook_job {found} は Argo CD が生成する名前ではありません({expected})",
+                         "waves.json の hook_job {found} は Argo CD が生成する名前ではありません（{expected}）",
                          "waves.json의 hook_job 값 {found}: Argo CD가 만드는 이름이 아닙니다 ({expected})"),
     "hook_commit_unknown": ("waves.json hook_job {found}: {sha7} is not a commit on bare main",
                             "waves.json の hook_job {found}: {sha7} はベアリポジトリの main "
@@ -67,13 +67,13 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "hook_before_commit": ("waves.json hook_job {found}: the sync started at {started}, before commit {sha7} "
                            "existed ({committed})",
                            "waves.json の hook_job {found}: 同期の開始時刻 {started} が、コミット {sha7} "
-                           "の作成時刻 ({committed})より前です",
+                           "の作成時刻 （{committed}）より前です",
                            "waves.json의 hook_job 값 {found}: 동기화가 {started}에 시작되어 {sha7} 커밋이 만들어진 "
                            "시각({committed})보다 이릅니다"),
     "hook_not_synced": ("waves.json hook_job {found}: Application src-waves has no sync of {sha7} started at "
                         "{started} (status.history, operationState) and no such Job exists",
                         "waves.json の hook_job {found}: Application src-waves には、{started} に始まった {sha7} "
-                        "の同期の記録(status.history、operationState)も、その名前の Job もありません",
+                        "の同期の記録（status.history、operationState）も、その名前の Job もありません",
                         "waves.json의 hook_job 값 {found}: src-waves Application에 {started}에 시작된 {sha7} "
                         "커밋의 동기화 기록(status.history, operationState)도, 그런 이름의 Job도 없습니다"),
     "hook_name_time": ("waves.json hook_job {found} started at {started}, but hook_created is {created}",
@@ -87,13 +87,13 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                              "PreSync フックは ConfigMap settings より前に作成されました",
                              "PreSync 훅이 ConfigMap settings보다 먼저 만들어졌습니다"),
     "hook_job_gone": ("the hook Job is no longer in the cluster, which is fine",
-                      "フックの Job はもうクラスターにありません(問題ありません)",
+                      "フックの Job はもうクラスターにありません（問題ありません）",
                       "훅 Job이 클러스터에 더 이상 없습니다 (문제없음)"),
     "wave_order_ok": ("creation times follow the waves: {found}",
                       "作成時刻はウェーブの順になっています: {found}",
                       "생성 시각이 웨이브 순서를 따릅니다: {found}"),
     "wave_order_wrong": ("creation times do not follow the waves ({expected}): {found}",
-                         "作成時刻がウェーブの順になっていません({expected}): {found}",
+                         "作成時刻がウェーブの順になっていません（{expected}）: {found}",
                          "생성 시각이 웨이브 순서가 아닙니다 ({expected}): {found}"),
     "not_full_sha": ("failed-hook.json commit must be a full 40-character SHA, found {found}",
                      "failed-hook.json の commit は 40 文字の完全な SHA にしてください。実際は {found} です",
@@ -110,29 +110,33 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                             "{sha} 커밋은 mode를 green으로 바꾸지도, 훅을 깨뜨리지도 않습니다: {found}"),
     "phase_running_failed": ("failed-hook.json phase Running: the operation had already failed ({proof})",
                              "failed-hook.json の phase は Running ですが、"
-                             "オペレーションはすでに失敗していました({proof})",
+                             "オペレーションはすでに失敗していました（{proof}）",
                              "failed-hook.json의 phase는 Running이지만 오퍼레이션은 이미 실패했습니다 ({proof})"),
     "phase_running_unproven": ("failed-hook.json phase Running, but nothing in the cluster shows that the "
                                "operation of {sha} failed (no failed Job migrate-{sha}-presync-*, no retry, no "
                                "later sync)",
                                "failed-hook.json の phase は Running ですが、{sha} "
-                               "のオペレーションが失敗したことを示すものがクラスターにありません(失敗した Job "
-                               "migrate-{sha}-presync-* も、リトライも、その後の同期もありません)",
+                               "のオペレーションが失敗したことを示すものがクラスターにありません（失敗した Job "
+                               "migrate-{sha}-presync-* も、リトライも、その後の同期もありません）",
                                "failed-hook.json의 phase는 Running이지만 {sha} 커밋의 오퍼레이션이 실패했다는 "
                                "흔적이 클러스터에 없습니다 (실패한 Job migrate-{sha}-presync-*도, 재시도도, 이후 "
                                "동기화도 없음)"),
     "operation_in_flight": ("{what} is about to change: Application {name} runs an operation on {sha} ({phase}); "
                             "graded as seen",
                             "{what} はこれから変わります。Application {name} が {sha} "
-                            "のオペレーションを実行中です({phase})。現在の状態で採点しました",
+                            "のオペレーションを実行中です（{phase}）。現在の状態で採点しました",
                             "{what}: 곧 바뀝니다. {name} Application이 {sha} 커밋의 오퍼레이션을 실행 중입니다 "
                             "({phase}). 현재 상태로 채점했습니다"),
     "auto_sync_due": ("{what} is about to change: Application {name} is OutOfSync at {sha} after an operation "
                       "{phase}, and automated sync starts that revision next; graded as seen",
-                      "{what} はこれから変わります。Application {name} のオペレーションは終了しました({phase})。"
+                      "{what} はこれから変わります。Application {name} のオペレーションは終了しました（{phase}）。"
                       "自動同期が次に同期する OutOfSync のリビジョン: {sha}。現在の状態で採点しました",
                       "{what}: 곧 바뀝니다. {name} Application의 오퍼레이션이 끝났습니다({phase}). "
                       "자동 동기화가 다음에 동기화할 OutOfSync 리비전: {sha}. 현재 상태로 채점했습니다"),
+    # What an operation in flight is about to change (fills {what} of operation_in_flight / auto_sync_due).
+    "phrase_app_status": ("Application {name} status", "Application {name} の状態", "{name} Application의 상태"),
+    "phrase_app_revisions": ("Application {name} revisions", "Application {name} のリビジョン",
+                             "{name} Application의 리비전"),
     "fix_commit_ok": ("commit {sha} restores the migrate command and keeps mode green",
                       "コミット {sha} は migrate のコマンドを戻し、mode は green のままです",
                       "{sha} 커밋이 migrate 명령을 되돌리고 mode는 green으로 유지합니다"),
@@ -142,17 +146,17 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                            "실패한 커밋 이후에 mode green을 유지하며 `echo migrate ok`로 되돌린 커밋이 없습니다: "
                            "{found}"),
     "revisions_synced": ("sync, operation and result revisions are at {sha} (the fix) or later on bare main",
-                         "sync・オペレーション・結果のリビジョンは、{sha}(修正コミット)以降のベアリポジトリの main "
+                         "同期・オペレーション・結果のリビジョンは、{sha}（修正コミット）以降のベアリポジトリの main "
                          "のコミットです",
-                         "sync, 오퍼레이션, 결과 리비전이 {sha} 커밋(수정 커밋) 이후의 베어 저장소 main 커밋입니다"),
+                         "동기화, 오퍼레이션, 결과 리비전이 {sha} 커밋(수정 커밋) 이후의 베어 저장소 main 커밋입니다"),
     "revisions_behind": ("revisions must be {sha} (the fix) or a later commit on bare main: {found}",
-                         "リビジョンは {sha}(修正コミット)以降のベアリポジトリの main "
+                         "リビジョンは {sha}（修正コミット）以降のベアリポジトリの main "
                          "のコミットである必要があります: {found}",
                          "리비전은 {sha} 커밋(수정 커밋) 이후의 베어 저장소 main 커밋이어야 합니다: {found}"),
     "retrying_failed_revision": ("the operation still retries the failed revision {sha} (phase {phase}); the app "
                                  "may look Synced, but the new commit is not applied",
-                                 "オペレーションがまだ失敗したリビジョン {sha} をリトライしています(フェーズ "
-                                 "{phase})。Synced に見えても、新しいコミットは適用されていません",
+                                 "オペレーションがまだ失敗したリビジョン {sha} をリトライしています（フェーズ "
+                                 "{phase}）。Synced に見えても、新しいコミットは適用されていません",
                                  "오퍼레이션이 아직 실패한 리비전 {sha}의 재시도를 계속하고 있습니다 (페이즈 "
                                  "{phase}). Synced로 보여도 새 커밋은 적용되지 않았습니다"),
     "respect_ignore_missing": ("{what}: ignoreDifferences is set but syncOptions lacks "
@@ -169,7 +173,7 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                   "scale 후 {waited}초 기다렸습니다"),
     "replicas_not_scaled": ("f:spec.f:replicas of prod-api is owned by {found}, expected {expected}",
                             "prod-api の f:spec.f:replicas の所有者は {found} ですが、期待値は {expected} です",
-                            "prod-api의 f:spec.f:replicas 소유자: {found}. 기대값은 {expected}입니다"),
+                            "prod-api의 f:spec.f:replicas 소유자: {found}. 기댓값은 {expected}입니다"),
 }
 
 HINTS = {
@@ -181,29 +185,29 @@ HINTS = {
                    ".Values.<키>로 값을 참조합니다."),
     "value_files_relative": ("helm.valueFiles paths are relative to the chart directory (spec.source.path), not to "
                              "the repository root.",
-                             "helm.valueFiles のパスは、リポジトリのルートではなくチャートのディレクトリ(spec.sourc"
-                             "e.path)が基準です。",
+                             "helm.valueFiles のパスは、リポジトリのルートではなくチャートのディレクトリ（spec.sourc"
+                             "e.path）が基準です。",
                              "helm.valueFiles 경로는 저장소 루트가 아니라 차트 디렉터리(spec.source.path) "
                              "기준입니다."),
     "helm_precedence": ("Argo CD runs `helm template`: parameters (--set) beat valuesObject, which beats "
                         "valueFiles, which beat the chart's values.yaml. Read the live objects, do not guess.",
-                        "Argo CD は `helm template` を実行します。parameters(--set)> valuesObject > valueFiles > "
+                        "Argo CD は `helm template` を実行します。parameters（--set）> valuesObject > valueFiles > "
                         "チャートの values.yaml の順に優先されます。推測せず、"
                         "クラスターの実際の値を読んでください。",
                         "Argo CD는 `helm template`을 실행합니다. parameters(--set) > valuesObject > valueFiles > "
                         "차트의 values.yaml 순서로 우선합니다. 추측하지 말고 클러스터의 실제 값을 읽으세요."),
     "helm_template_only": ("Argo CD only renders charts; it never runs helm install, so no helm.sh/release.v1 "
                            "Secret is created.",
-                           "Argo CD はチャートをレンダリングするだけで helm install はしないため、"
+                           "Argo CD はチャートをレンダリングするだけで `helm install` はしないため、"
                            "helm.sh/release.v1 の Secret は作成されません。",
-                           "Argo CD는 차트를 렌더링만 하고 helm install은 하지 않으므로 helm.sh/release.v1 "
+                           "Argo CD는 차트를 렌더링만 하고 `helm install`은 하지 않으므로 helm.sh/release.v1 "
                            "Secret은 만들어지지 않습니다."),
     "resource_tracking": ("Read the live ConfigMap with `kubectl -n src-helm get cm src-helm-greeting -o yaml`; "
                           "the tracking method is argocd-cm application.resourceTrackingMethod (annotation by "
                           "default in v3).",
                           "`kubectl -n src-helm get cm src-helm-greeting -o yaml` "
                           "で実際のオブジェクトを読んでください。追跡方式は argocd-cm の "
-                          "application.resourceTrackingMethod です(v3 のデフォルトは annotation)。",
+                          "application.resourceTrackingMethod です（v3 のデフォルトは annotation）。",
                           "`kubectl -n src-helm get cm src-helm-greeting -o yaml` 명령으로 실제 오브젝트를 "
                           "읽으세요. 추적 방식은 argocd-cm의 application.resourceTrackingMethod입니다(v3 기본값은 "
                           "annotation)."),
@@ -237,9 +241,9 @@ HINTS = {
                    "커밋으로 실행된 Job 이름을 옮겨 쓰세요."),
     "failed_hook_commit": ("Step 6 needs one commit that both sets mode: green and makes migrate exit 1, then a "
                            "later commit that restores only the migrate command.",
-                           "ステップ 6 では、mode: green と migrate の exit 1 を 1 つのコミットにまとめ、その後 "
+                           "ステップ 6 では、mode: green と migrate の `exit 1` を 1 つのコミットにまとめ、その後 "
                            "migrate のコマンドだけを戻す別のコミットが必要です。",
-                           "6단계에는 mode: green과 migrate의 exit 1을 한 커밋에 담고, 이후 migrate 명령만 "
+                           "6단계에는 mode: green과 migrate의 `exit 1`을 한 커밋에 담고, 이후 migrate 명령만 "
                            "되돌리는 커밋이 필요합니다."),
     "hook_failed_phase": ("When a PreSync hook fails, the Sync phase never starts: ConfigMap settings keeps its "
                           "old mode; status.operationState.phase reads Running while automated retries run and "
@@ -254,7 +258,7 @@ HINTS = {
     "retry_blocks_new_commits": ("An automated sync retries the failed revision (5 times by default) and a new "
                                  "commit waits; check status.operationState.operation.sync.revision and end it "
                                  "with `argocd app terminate-op src-waves --core`.",
-                                 "自動同期は失敗したリビジョンを(デフォルトで 5 回)リトライし、"
+                                 "自動同期は失敗したリビジョンを（デフォルトで 5 回）リトライし、"
                                  "新しいコミットは待たされます。status.operationState.operation.sync.revision "
                                  "を確認し、`argocd app terminate-op src-waves --core` "
                                  "でオペレーションを終わらせてください。",

@@ -186,7 +186,8 @@ def waves_live_revision(state):
     }
     progress, operation, failed_sha = operation_progress(state, app)
     anchor = (fix_commit_sha(state, failed_sha) if failed_sha else None) or state.repo.head
-    expected = dict.fromkeys(found, f"{anchor[:7]} or later")
+    # "≥ <sha7>": this commit or a later one on bare main, in no language (the message says it in words)
+    expected = dict.fromkeys(found, f"≥ {anchor[:7]}")
     if progress is Progress.RETRYING:
         return failed("retrying_failed_revision", expected=expected, found=found, sha=failed_sha[:7], phase="Running",
                       hint="retry_blocks_new_commits")
@@ -194,16 +195,16 @@ def waves_live_revision(state):
            for rev in found.values()):
         return passed("revisions_synced", expected=expected, found=found, sha=anchor[:7])
     if progress.in_flight or progress is Progress.SYNC_DUE:
-        return operation_pending(operation, progress, expected, found, f"Application {WAVES_APP} revisions")
+        return operation_pending(operation, progress, expected, found, what_key="phrase_app_revisions")
     return failed("revisions_behind", expected=expected, found=found, sha=anchor[:7])
 
 
-def operation_pending(operation, progress, expected, found, what):
+def operation_pending(operation, progress, expected, found, **what):
     """PENDING while an operation Argo CD runs, or the auto-sync it is about to start, will change
-    what was checked."""
+    what was checked: `what` names it, or `what_key` names the phrase (in MESSAGES) that does."""
     revision = operation.applying(progress)
     return pending("auto_sync_due" if progress is Progress.SYNC_DUE else "operation_in_flight", expected=expected,
-                   found=found, what=what, name=WAVES_APP, phase=operation.phase, sha=(revision or "?")[:7],
+                   found=found, **what, name=WAVES_APP, phase=operation.phase, sha=(revision or "?")[:7],
                    hint="operation_in_flight")
 
 
@@ -220,7 +221,7 @@ def waves_live_operation(state):
         return failed("retrying_failed_revision", expected=expected, found=found, sha=failed_sha[:7], phase=phase,
                       hint="retry_blocks_new_commits")
     if progress.in_flight or progress is Progress.SYNC_DUE:
-        return operation_pending(operation, progress, expected, found, f"Application {WAVES_APP} status")
+        return operation_pending(operation, progress, expected, found, what_key="phrase_app_status")
     return failed("live_values_mismatch", expected=expected, found=found, what=f"Application {WAVES_APP}")
 
 
@@ -242,7 +243,7 @@ def waves_live_mode(state):
     changing = progress.in_flight or progress is Progress.SYNC_DUE
     target = state.repo.history.get(operation.applying(progress), {}) if changing and state.repo.ok else {}
     if yaml_mode(target.get("waves/config.yaml")) == "green":
-        return operation_pending(operation, progress, "green", mode, what)
+        return operation_pending(operation, progress, "green", mode, what=what)
     return failed("value_mismatch", expected="green", found=mode, what=what)
 
 

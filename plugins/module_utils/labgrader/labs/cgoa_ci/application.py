@@ -33,7 +33,7 @@ def app_at_revision(state, app, anchor, ok_key, behind_key):
     operation, progress = operation_progress(state, app)
     revision = operation.desired
     found = {"sync": sync, "health": health, "revision": revision, "operation": phase}
-    expected = {"sync": "Synced", "health": "Healthy", "revision": f"{anchor[:7]} or later"}
+    expected = {"sync": "Synced", "health": "Healthy", "revision": f"≥ {anchor[:7]}"}
     at_or_after = isinstance(revision, str) and revision in state.repo.commits and state.repo.is_ancestor(anchor, revision)
     if sync == "Synced" and health == "Healthy" and at_or_after:
         return passed(ok_key, expected=expected, found=found, name=APP, sha=anchor[:7])

@@ -21,13 +21,13 @@ STEP_TITLES = {
 
 MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "first_web_commit_ok": ("the first commit adding deploy/web.yaml ({sha}) has the baseline Deployment",
-                            "deploy/web.yaml を追加した最初のコミット({sha})の Deployment は基準どおりです",
+                            "deploy/web.yaml を追加した最初のコミット（{sha}）の Deployment は基準どおりです",
                             "deploy/web.yaml을 추가한 첫 커밋({sha})의 Deployment가 기준과 같습니다"),
     "first_web_commit_wrong": ("the first commit adding deploy/web.yaml ({sha}) differs: expected {expected}, "
                                "found {found}",
-                               "deploy/web.yaml を追加した最初のコミット({sha})が基準と違います。期待値は "
+                               "deploy/web.yaml を追加した最初のコミット（{sha}）が基準と違います。期待値は "
                                "{expected}、実際は {found} です",
-                               "deploy/web.yaml을 추가한 첫 커밋이 기준과 다릅니다({sha}). 기대값은 {expected}, "
+                               "deploy/web.yaml을 추가한 첫 커밋이 기준과 다릅니다({sha}). 기댓값은 {expected}, "
                                "실제 값은 {found}입니다"),
     "first_web_commit_missing": ("no commit on bare main adds deploy/web.yaml",
                                  "ベアリポジトリの main に deploy/web.yaml を追加したコミットがありません",
@@ -47,7 +47,7 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "operation_message_wrong": ("broken.json operation_message {found} is not the message of a failed apply of "
                                 "replicas (status.operationState.message)",
                                 "broken.json の operation_message {found} は、replicas "
-                                "の適用に失敗したときのメッセージ(status.operationState.message)ではありません",
+                                "の適用に失敗したときのメッセージ（status.operationState.message）ではありません",
                                 "broken.json의 operation_message 값 {found}: replicas 적용에 실패했을 때의 "
                                 "메시지(status.operationState.message)가 아닙니다"),
     "revert_ok": ("commit {sha} restores deploy/web.yaml of the broken commit's parent",
@@ -56,7 +56,7 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "revert_missing": ("no commit after {sha} on bare main restores deploy/web.yaml of its parent (use git revert; "
                        "do not rewrite history)",
                        "ベアリポジトリの main で、{sha} の後にその親の deploy/web.yaml "
-                       "に戻したコミットがありません(履歴を書き換えず、git revert を使ってください)",
+                       "に戻したコミットがありません（履歴を書き換えず、git revert を使ってください）",
                        "베어 저장소의 main에서 {sha} 커밋 이후에 그 부모 커밋의 deploy/web.yaml로 되돌린 커밋이 "
                        "없습니다(이력을 고쳐 쓰지 말고 git revert를 쓰세요)"),
     "app_at_head": ("Application {name} is Synced and Healthy at bare main's head {sha}",
@@ -70,7 +70,7 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "broken_still_retrying": ("the operation of {name} still retries the broken commit {sha} (phase {phase}); new "
                               "commits wait until it ends",
                               "{name} の同期オペレーションが、まだ壊れたコミット {sha} "
-                              "をリトライしています(フェーズ {phase})。このオペレーションが終わるまで、"
+                              "をリトライしています（フェーズ {phase}）。このオペレーションが終わるまで、"
                               "新しいコミットは同期されません",
                               "{name}의 동기화 오퍼레이션이 아직 깨진 커밋 {sha}의 재시도를 계속하고 있습니다 "
                               "(페이즈 {phase}). 이 오퍼레이션이 끝날 때까지 새 커밋은 동기화되지 않습니다"),
@@ -85,21 +85,21 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                             "{what} 리소스가 없습니다"),
     "rbac_object_wrong": ("{what}: expected {expected}, found {found}",
                           "{what}: 期待値は {expected} ですが、実際は {found} です",
-                          "{what}: 기대값은 {expected}, 실제 값은 {found}입니다"),
+                          "{what}: 기댓값은 {expected}, 실제 값은 {found}입니다"),
     "access_ok": ("the API server answers as expected for ci:validator: {found}",
                   "ci:validator についての API サーバーの判定は期待どおりです: {found}",
                   "ci:validator에 대한 API 서버의 판정이 기대한 대로입니다: {found}"),
     "access_wrong": ("the API server's answers for ci:validator differ (question: expected / answer): {details}",
-                     "ci:validator についての API サーバーの判定が違います(質問: 期待値 / 回答): {details}",
-                     "ci:validator에 대한 API 서버의 판정이 다릅니다 (질문: 기대값 / 응답): {details}"),
+                     "ci:validator についての API サーバーの判定が違います（質問: 期待値 / 回答）: {details}",
+                     "ci:validator에 대한 API 서버의 판정이 다릅니다 (질문: 기댓값 / 응답): {details}"),
     "kubeconfig_ok": ("{what} is as expected: {found}",
                       "{what} は期待どおりです: {found}",
                       "{what}: 기대한 대로입니다 ({found})"),
     "kubeconfig_wrong": ("{what}: expected {expected}, found {found}",
                          "{what}: 期待値は {expected} ですが、実際は {found} です",
-                         "{what}: 기대값은 {expected}, 실제 값은 {found}입니다"),
+                         "{what}: 기댓값은 {expected}, 실제 값은 {found}입니다"),
     "kubeconfig_unreadable": ("{path} cannot be used as a kubeconfig ({problem})",
-                              "{path} は kubeconfig として使えません({problem})",
+                              "{path} は kubeconfig として使えません（{problem}）",
                               "{path} 파일을 kubeconfig로 쓸 수 없습니다 ({problem})"),
     "admin_kubeconfig_unreadable": ("the VM's admin kubeconfig cannot be read: {detail}",
                                     "VM の管理者用 kubeconfig を読めません: {detail}",
@@ -118,11 +118,11 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                       "{path} の現在のコンテキストにトークンがありません",
                       "{path} 파일의 현재 컨텍스트에 토큰이 없습니다"),
     "token_lifetime_ok": ("the token lives {found} s (8 hours)",
-                          "トークンの有効期間は {found} 秒(8 時間)です",
+                          "トークンの有効期間は {found} 秒（8 時間）です",
                           "토큰의 유효 기간은 {found}초(8시간)입니다"),
     "token_lifetime_wrong": ("the token lives {found} s (exp - iat), expected {expected} s (8 hours)",
-                             "トークンの有効期間は {found} 秒(exp - iat)です。{expected} 秒(8 "
-                             "時間)である必要があります",
+                             "トークンの有効期間は {found} 秒（exp - iat）です。{expected} 秒（8 "
+                             "時間）である必要があります",
                              "토큰의 유효 기간이 {found}초(exp - iat)입니다. {expected}초(8시간)여야 합니다"),
     "token_not_jwt": ("the token is not a JWT with iat and exp",
                       "トークンは iat と exp を持つ JWT ではありません",
@@ -131,8 +131,8 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                   "{path} があり、実行可能です",
                   "{path} 파일이 있고 실행 가능합니다"),
     "script_not_executable": ("{path} is not executable (chmod +x)",
-                              "{path} は実行可能ではありません(chmod +x)",
-                              "{path} 파일이 실행 가능하지 않습니다 (chmod +x)"),
+                              "{path} は実行可能ではありません（`chmod +x`）",
+                              "{path} 파일이 실행 가능하지 않습니다 (`chmod +x`)"),
     "script_text_ok": ("{path}: {what}",
                        "{path} は条件を満たしています: {what}",
                        "{path} 파일이 조건을 만족합니다: {what}"),
@@ -140,19 +140,19 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                             "{path} は次を満たす必要があります: {what}",
                             "{path} 파일은 다음을 만족해야 합니다: {what}"),
     "probe_ok": ("{script} {what}: exit code {returncode}",
-                 "{script} は期待どおりに動作しました({what}、終了コード {returncode})",
+                 "{script} は期待どおりに動作しました（{what}、終了コード {returncode}）",
                  "{script} 스크립트가 기대한 대로 동작했습니다 ({what}, 종료 코드 {returncode})"),
     "probe_wrong": ("{script} {what}, but exited with code {returncode}: {output}",
-                    "{script} の終了コードは {returncode} で、期待する動作({what})と違います: {output}",
+                    "{script} の終了コードは {returncode} で、期待する動作（{what}）と違います: {output}",
                     "{script} 스크립트의 종료 코드 {returncode}: 기대한 동작과 다릅니다({what}). 출력: {output}"),
     "probe_cut_short": ("{script} was stopped ({reason}) before it could show that it {what}",
-                        "{script} は止められました({reason})。次を確認できませんでした: {what}",
+                        "{script} は止められました（{reason}）。次を確認できませんでした: {what}",
                         "{script} 스크립트가 중단되었습니다 ({reason}). 다음을 확인하지 못했습니다: {what}"),
     "broken_not_in_history": ("no commit on bare main sets deploy/web.yaml replicas to the string \"two\" (the "
                               "broken commit must stay in the history: revert it, do not rewrite it)",
                               "ベアリポジトリの main に、deploy/web.yaml の replicas を文字列 \"two\" "
-                              "にしたコミットがありません(壊れたコミットは履歴に残し、書き換えずに revert "
-                              "してください)",
+                              "にしたコミットがありません（壊れたコミットは履歴に残し、書き換えずに revert "
+                              "してください）",
                               "베어 저장소의 main에 deploy/web.yaml의 replicas를 문자열 \"two\"로 바꾼 커밋이 "
                               "없습니다(깨진 커밋은 이력에 남기고, 고쳐 쓰지 말고 revert하세요)"),
     "validate_refuses_valid": ("validate.sh does not accept a valid Deployment, so no gate built on it can",
@@ -186,6 +186,31 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "phrase_probe_delete_main": ("rejects deleting main", "main の削除の拒否", "main 삭제 거부"),
     "phrase_probe_other_branch": ("accepts a push to another branch", "別のブランチへの push の受け入れ",
                                 "다른 브랜치로의 push 수락"),
+    # What a script must say (script_text fills {what} of script_text_ok / script_text_missing).
+    "phrase_script_names_kubeconfig": ("name {kubeconfig}", "{kubeconfig} を指定する", "{kubeconfig} 지정"),
+    "phrase_script_server_dry_run": ("use --dry-run=server (not client)",
+                                     "--dry-run=client ではなく --dry-run=server を使う",
+                                     "--dry-run=client가 아니라 --dry-run=server 사용"),
+    "phrase_script_tag_no_kubectl": ("take the tag as $1 and never call kubectl",
+                                     "タグを $1 で受け取り、kubectl を呼ばない",
+                                     "태그를 $1로 받고 kubectl을 호출하지 않음"),
+    # What a kubeconfig check compares (fills {what} of kubeconfig_ok / kubeconfig_wrong).
+    "phrase_ci_kubeconfig_parts": ("ci-kubeconfig (cluster of k3s / namespace / token)",
+                                   "ci-kubeconfig（k3s のクラスター / ネームスペース / トークン）",
+                                   "ci-kubeconfig (k3s 클러스터 / 네임스페이스 / 토큰)"),
+    "phrase_argocd_kubeconfig_parts": ("kubeconfig (a copy of k3s's / namespace)",
+                                       "kubeconfig（k3s の kubeconfig のコピー / ネームスペース）",
+                                       "kubeconfig (k3s kubeconfig의 사본 / 네임스페이스)"),
+    # One wrong answer of the API server (a part of access_wrong's {details}).
+    "phrase_access_answer": ("{verb} {resource} in {namespace}: {wanted} / {answer}",
+                             "{namespace} での {resource} の {verb}: {wanted} / {answer}",
+                             "{namespace}에서 {resource} {verb}: {wanted} / {answer}"),
+    "phrase_access_answer_all": ("{verb} {resource} in all namespaces: {wanted} / {answer}",
+                                 "全ネームスペースでの {resource} の {verb}: {wanted} / {answer}",
+                                 "모든 네임스페이스에서 {resource} {verb}: {wanted} / {answer}"),
+    "phrase_not_runnable": ("{file} is missing or not executable", "{file} がないか、実行可能ではありません",
+                            "{file} 파일이 없거나 실행 가능하지 않습니다"),
+    "phrase_no_output": ("(no output)", "（出力なし）", "(출력 없음)"),
     "phrase_timed_out": ("timed out", "制限時間切れ", "제한 시간 초과"),
     "phrase_flooded": ("printed too much", "出力過多", "출력 과다"),
     "phrase_no_reason": ("no reason given", "理由の記載なし", "이유 없음"),
@@ -199,7 +224,7 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "probe_objects_created": ("validate.sh really created or changed {found} in {namespace} while it was run "
                               "(not a dry run)",
                               "validate.sh は実行中に {namespace} の {found} を実際に作成または変更しました"
-                              "(dry-run ではありません)",
+                              "（dry-run ではありません）",
                               "validate.sh가 실행 중에 {namespace} 네임스페이스의 {found} 리소스를 실제로 만들거나 "
                               "바꿨습니다(dry-run이 아닙니다)"),
     "sandbox_unavailable": ("the grader cannot run learner programs on this VM: {detail}",
@@ -219,18 +244,18 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                         "ベアリポジトリの main に、replica: キーを持つコミットはありません",
                         "베어 저장소의 main에 replica: 키가 있는 커밋이 없습니다"),
     "clone_main_ok": ("the clone's main equals origin/main ({found})",
-                      "クローンの main は origin/main と同じです({found})",
+                      "クローンの main は origin/main と同じです（{found}）",
                       "클론의 main이 origin/main과 같습니다 ({found})"),
     "clone_main_differs": ("the clone's main differs from origin/main: {found} (git reset --hard origin/main)",
-                           "クローンの main が origin/main と違います: {found}(git reset --hard origin/main)",
-                           "클론의 main이 origin/main과 다릅니다: {found} (git reset --hard origin/main)"),
+                           "クローンの main が origin/main と違います: {found}（`git reset --hard origin/main`）",
+                           "클론의 main이 origin/main과 다릅니다: {found} (`git reset --hard origin/main`)"),
     "bump_commit_ok": ("commit {sha} \"ci: web nginx:1.28-alpine\" sets the image to nginx:1.28-alpine",
                        "コミット {sha}「ci: web nginx:1.28-alpine」はイメージを nginx:1.28-alpine にしています",
                        "{sha} 커밋(\"ci: web nginx:1.28-alpine\")이 이미지를 nginx:1.28-alpine으로 바꿉니다"),
     "bump_commit_missing": ("no commit on bare main has the message \"ci: web nginx:1.28-alpine\" and image "
                             "nginx:1.28-alpine (found: {found})",
                             "ベアリポジトリの main に、メッセージが「ci: web nginx:1.28-alpine」でイメージが "
-                            "nginx:1.28-alpine のコミットがありません(見つかったもの: {found})",
+                            "nginx:1.28-alpine のコミットがありません（見つかったもの: {found}）",
                             "베어 저장소의 main에 메시지가 \"ci: web nginx:1.28-alpine\"이고 이미지가 "
                             "nginx:1.28-alpine인 커밋이 없습니다 (찾은 것: {found})"),
     "revision_ok": ("Application {name} is Synced and Healthy at {sha} or later",
@@ -246,15 +271,15 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
 HINTS = {
     "ci_baseline": ("deploy/web.yaml: Deployment web without a namespace, replicas 2, label app: web, one "
                     "container web with image nginx:1.27-alpine, committed and pushed to main.",
-                    "deploy/web.yaml には、ネームスペースの指定(namespace)なし、replicas 2、ラベル app: web、"
-                    "コンテナ web(イメージ nginx:1.27-alpine)の Deployment web を書き、main に push してください。",
+                    "deploy/web.yaml には、ネームスペースの指定（namespace）なし、replicas 2、ラベル app: web、"
+                    "コンテナ web（イメージ nginx:1.27-alpine）の Deployment web を書き、main に push してください。",
                     "deploy/web.yaml에 네임스페이스 지정(namespace) 없이 replicas 2, 레이블 app: web, 컨테이너 "
                     "web(이미지 nginx:1.27-alpine)인 Deployment web을 쓰고 main에 push하세요."),
     "ci_application": ("Application ci-web: project default, source path deploy at main of the gitd URL, "
                        "destination namespace ci-web, automated with prune and selfHeal, syncOptions "
                        "CreateNamespace=true.",
                        "Application ci-web は、project default、gitd の URL の main の deploy パス、"
-                       "宛先ネームスペース ci-web、自動同期(prune・selfHeal)、syncOptions CreateNamespace=true "
+                       "宛先ネームスペース ci-web、自動同期（prune・selfHeal）、syncOptions CreateNamespace=true "
                        "にしてください。",
                        "Application ci-web은 project default, gitd URL의 main의 deploy 경로, 대상 네임스페이스 "
                        "ci-web, 자동 동기화(prune, selfHeal), syncOptions CreateNamespace=true로 하세요."),
@@ -262,7 +287,7 @@ HINTS = {
                   "status.sync.status, status.operationState.message and the live Deployment's spec.replicas (a "
                   "number).",
                   "hard refresh の約 20 秒後に見えた値を記録してください: 完全なコミット SHA、status.sync.status、"
-                  "status.operationState.message、実際の Deployment の spec.replicas(数値)。",
+                  "status.operationState.message、実際の Deployment の spec.replicas（数値）。",
                   "hard refresh 후 약 20초 뒤에 보인 값을 기록하세요: 전체 커밋 SHA, status.sync.status, "
                   "status.operationState.message, 실제 Deployment의 spec.replicas(숫자)."),
     "ci_revert": ("Undo the broken commit with `git revert <sha>` and push: the history keeps the mistake and its "
@@ -274,7 +299,7 @@ HINTS = {
                      "Running, end it: `argocd app terminate-op ci-web --core` with {workspace}/kubeconfig "
                      "(namespace {argocd_namespace}).",
                      "status.operationState.operation.sync.revision が壊れたコミットで、フェーズが Running の間は、"
-                     "{workspace}/kubeconfig(ネームスペース {argocd_namespace})で `argocd app terminate-op ci-web "
+                     "{workspace}/kubeconfig（ネームスペース {argocd_namespace}）で `argocd app terminate-op ci-web "
                      "--core` を実行してオペレーションを終わらせてください。",
                      "status.operationState.operation.sync.revision이 깨진 커밋이고 페이즈가 Running인 동안에는 "
                      "{workspace}/kubeconfig(네임스페이스 {argocd_namespace}) 파일로 `argocd app terminate-op "
@@ -293,8 +318,8 @@ HINTS = {
     "ci_rbac": ("Role dryrun-deployments in ci-dryrun: one rule, apiGroups [apps], resources [deployments], verbs "
                 "get, create, patch; RoleBinding validator-dryrun binds it to ServiceAccount validator in ci. "
                 "Check with `kubectl auth can-i ... --as system:serviceaccount:ci:validator`.",
-                "ci-dryrun の Role dryrun-deployments には、ルールを 1 つだけ書きます(apiGroups [apps]、resources "
-                "[deployments]、verbs get・create・patch)。RoleBinding validator-dryrun で ci の ServiceAccount "
+                "ci-dryrun の Role dryrun-deployments には、ルールを 1 つだけ書きます（apiGroups [apps]、resources "
+                "[deployments]、verbs get・create・patch）。RoleBinding validator-dryrun で ci の ServiceAccount "
                 "validator に結び付け、`kubectl auth can-i ... --as system:serviceaccount:ci:validator` "
                 "で確かめてください。",
                 "ci-dryrun의 Role dryrun-deployments는 규칙 하나(apiGroups [apps], resources [deployments], verbs "
@@ -314,10 +339,10 @@ HINTS = {
                     "pipefail).",
                     "validate.sh <ディレクトリ>: `kubectl --kubeconfig {workspace}/ci-kubeconfig -n ci-dryrun "
                     "apply --dry-run=server -f <ディレクトリ>`。1 つでも拒否されたら 0 "
-                    "以外で終了してください(パイプには set -o pipefail を使います)。",
+                    "以外で終了してください（パイプには `set -o pipefail` を使います）。",
                     "validate.sh <디렉터리>: `kubectl --kubeconfig {workspace}/ci-kubeconfig -n ci-dryrun apply "
                     "--dry-run=server -f <디렉터리>`. 하나라도 거부되면 0이 아닌 값으로 끝나야 합니다(파이프에는 "
-                    "set -o pipefail을 쓰세요)."),
+                    "`set -o pipefail`을 쓰세요)."),
     "ci_hook": ("In the hook read `old new ref` lines from stdin; for refs/heads/main extract the NEW commit's "
                 "deploy with `git archive <new> deploy | tar -x -C <tmp>` and run validate.sh on it; a new SHA of "
                 "40 zeros is a delete: refuse it for main; let every other ref through.",
@@ -330,8 +355,8 @@ HINTS = {
                 "SHA가 0 40개면 삭제이므로 main에서는 거부합니다. 다른 참조는 통과시키세요."),
     "ci_blocked": ("Save the whole output of the rejected push, e.g. `git push origin main 2>&1 | tee "
                    "{workspace}/blocked.txt`, then `git reset --hard origin/main`.",
-                   "拒否された push の出力全体を保存してください(例: `git push origin main 2>&1 | tee "
-                   "{workspace}/blocked.txt`)。そのあと `git reset --hard origin/main` を実行します。",
+                   "拒否された push の出力全体を保存してください（例: `git push origin main 2>&1 | tee "
+                   "{workspace}/blocked.txt`）。そのあと `git reset --hard origin/main` を実行します。",
                    "거부된 push의 출력 전체를 저장하세요(예: `git push origin main 2>&1 | tee "
                    "{workspace}/blocked.txt`). 그다음 `git reset --hard origin/main` 명령을 실행하세요."),
     "ci_bump": ("bump.sh <tag>: sync the clone with origin/main, set the image to nginx:<tag>, commit \"ci: web "

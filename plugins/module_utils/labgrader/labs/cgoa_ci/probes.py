@@ -40,6 +40,12 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.sandbo
 )
 
 
+def not_runnable(file):
+    """Why a script was not run when it is not there to run: the English text for the record
+    (probes.json), the phrase (in MESSAGES) for the learner's language."""
+    return {"not_run": f"{file} is missing or not executable", "not_run_key": "phrase_not_runnable", "file": file}
+
+
 def run_probes(context):
     """The grader-environment read (the VM's admin kubeconfig: server and CA) and the runs of
     validate.sh and the pre-receive hook, each in a fresh sandbox. Every result is plain data;
@@ -48,9 +54,9 @@ def run_probes(context):
                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     script, hook = context.files["validate.sh"], context.files["hooks/pre-receive"]
     if not (script.ok and script.executable):
-        results["validate"] = {"not_run": "validate.sh is missing or not executable"}
+        results["validate"] = not_runnable("validate.sh")
     if not (hook.ok and hook.executable):
-        results["hook"] = {"not_run": "hooks/pre-receive is missing or not executable"}
+        results["hook"] = not_runnable("hooks/pre-receive")
     if "validate" in results and "hook" in results:
         return results
     try:

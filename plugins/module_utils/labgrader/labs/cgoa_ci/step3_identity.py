@@ -72,18 +72,23 @@ def role_binding(state):
 
 
 def access_answers(state, allowed):
-    """{question: answer} for the SubjectAccessReviews expected to answer `allowed`."""
-    return {f"{verb} {resource} in {ns or 'all namespaces'}": dig(state.cluster.get(f"sar_{name}"), "allowed")
-            for name, verb, _, resource, ns, expect in ACCESS if expect is allowed}
+    """[(verb, resource, namespace or "", answer)] for the SubjectAccessReviews expected to answer
+    `allowed`."""
+    return [(verb, resource, ns, dig(state.cluster.get(f"sar_{name}"), "allowed"))
+            for name, verb, _, resource, ns, expect in ACCESS if expect is allowed]
 
 
 def access_verdict(state, allowed):
-    found = access_answers(state, allowed)
+    """Expected and found are keyed by the question as `kubectl auth can-i` asks it (the same in
+    every language); the message names the wrong answers in the learner's language."""
+    answers = access_answers(state, allowed)
+    found = {f"{verb} {resource} " + (f"-n {ns}" if ns else "-A"): answer for verb, resource, ns, answer in answers}
     expected = dict.fromkeys(found, allowed)
-    wrong = {q: a for q, a in found.items() if a is not allowed}
+    wrong = [{"key": "phrase_access_answer" if ns else "phrase_access_answer_all", "verb": verb,
+              "resource": resource, "namespace": ns, "wanted": str(allowed), "answer": str(answer)}
+             for verb, resource, ns, answer in answers if answer is not allowed]
     if wrong:
-        details = "; ".join(f"{q}: {allowed} / {a}" for q, a in wrong.items())
-        return failed("access_wrong", expected=expected, found=found, details=details)
+        return failed("access_wrong", expected=expected, found=found, details_items=wrong)
     return passed("access_ok", expected=expected, found=found)
 
 
@@ -126,10 +131,9 @@ def ci_kubeconfig(state):
     found = {**same_cluster(context, k3s), "namespace": context["namespace"], "token": context["token"] is not None}
     expected = {"server": True, "CA data": True, "namespace": DRYRUN_NS, "token": True}
     # (no "bearer" before a word here: the scrubber redacts "Bearer <anything>" from every message)
-    what = "ci-kubeconfig (cluster of k3s / namespace / token)"
     if found != expected:
-        return failed("kubeconfig_wrong", expected=expected, found=found, what=what)
-    return passed("kubeconfig_ok", expected=expected, found=found, what=what)
+        return failed("kubeconfig_wrong", expected=expected, found=found, what_key="phrase_ci_kubeconfig_parts")
+    return passed("kubeconfig_ok", expected=expected, found=found, what_key="phrase_ci_kubeconfig_parts")
 
 
 @lab.check(3, "ci-token-identity", hint="ci_kubeconfig")
@@ -173,7 +177,6 @@ def argocd_kubeconfig(state):
     k3s = admin(state)
     found = {**same_cluster(context, k3s), "namespace": context["namespace"]}
     expected = {"server": True, "CA data": True, "namespace": state.site.argocd_namespace}
-    what = "kubeconfig (a copy of k3s's / namespace)"
     if found != expected:
-        return failed("kubeconfig_wrong", expected=expected, found=found, what=what)
-    return passed("kubeconfig_ok", expected=expected, found=found, what=what)
+        return failed("kubeconfig_wrong", expected=expected, found=found, what_key="phrase_argocd_kubeconfig_parts")
+    return passed("kubeconfig_ok", expected=expected, found=found, what_key="phrase_argocd_kubeconfig_parts")

@@ -15,7 +15,6 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_v
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.application import APPLICATION
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.definition import lab
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.history import web_at
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.messages import MESSAGES
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.probe_cases import PROBE_OBJECTS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.scripts import script_text, script_verdict
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import APP, DRYRUN_NS, HOOK
@@ -31,14 +30,15 @@ def validate_script(state):
 @lab.check(4, "validate-names-kubeconfig", hint="ci_validate")
 def validate_names_kubeconfig(state):
     path = f"{state.workspace}/ci-kubeconfig"
-    return script_text(state, "validate.sh", f"name {path}", re.escape(path), "ci_validate")
+    return script_text(state, "validate.sh", "phrase_script_names_kubeconfig", re.escape(path), "ci_validate",
+                       kubeconfig=path)
 
 
 @lab.check(4, "validate-server-dry-run", hint="ci_validate")
 def validate_server_dry_run(state):
     # kubectl accepts --dry-run=server and --dry-run server; client dry-run skips the API server's
     # schema (the seed's common mistake).
-    return script_text(state, "validate.sh", "use --dry-run=server (not client)", r"--dry-run[= ]server\b",
+    return script_text(state, "validate.sh", "phrase_script_server_dry_run", r"--dry-run[= ]server\b",
                        "ci_validate", forbidden=r"--dry-run[= ]client\b")
 
 
@@ -49,7 +49,9 @@ def probe_runs(state, probe, expected, script):
         stop_if(errored("sandbox_unavailable", detail=state.probes["error"]))
     runs = state.probes[probe]
     if "not_run" in runs:
-        stop_if(failed("probe_not_run", expected=expected, found=None, script=script, reason=runs["not_run"]))
+        reason = ({"reason_key": runs["not_run_key"], "file": runs["file"]} if "not_run_key" in runs
+                  else {"reason": runs["not_run"]})
+        stop_if(failed("probe_not_run", expected=expected, found=None, script=script, **reason))
     return runs
 
 
@@ -57,20 +59,20 @@ def probe_verdict(state, probe, case, should_succeed, what_key, script, blocked_
     """The outcome of one probe run: a script that hangs or floods its output fails whatever it
     was asked, and so does one that could not start; a run the lab's probe time cut short is
     the grader's ERROR (OutOfTime). `what_key` names the phrase (in MESSAGES)
-    saying what the run checks."""
-    what = MESSAGES[what_key][0]
-    runs = probe_runs(state, probe, what, script)
+    saying what the run checks. The expected value is the exit code (0, or "≠ 0": any other),
+    which reads the same in every language; the phrase says it in words."""
+    expected = 0 if should_succeed else "≠ 0"
+    runs = probe_runs(state, probe, expected, script)
     run = ProbeRun.from_dict(runs[case])
     if run.out_of_time:
         raise OutOfTime("phrase_run_script", probes=True, script=script)
     if run.timed_out or run.truncated:
-        return failed("probe_cut_short", expected=what, found=None, script=script, what_key=what_key,
+        return failed("probe_cut_short", expected=expected, found=None, script=script, what_key=what_key,
                       reason_key="phrase_timed_out" if run.timed_out else "phrase_flooded")
     if run.returncode is None:
-        return failed("probe_not_run", expected=what, found=None, script=script, reason=run.output)
+        return failed("probe_not_run", expected=expected, found=None, script=script, reason=run.output)
     params = {"script": script, "what_key": what_key, "returncode": run.returncode,
-              "output": run.output or "(no output)"}
-    expected = "exit code 0" if should_succeed else "a non-zero exit code"
+              **({"output": run.output} if run.output else {"output_key": "phrase_no_output"})}
     if (run.returncode == 0) is should_succeed:
         return passed("probe_ok", expected=expected, found=run.returncode, **params)
     return blocked_by or failed("probe_wrong", expected=expected, found=run.returncode, **params)

@@ -35,7 +35,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdic
 @lab.check(7, "bump-script", hint="ci_bump")
 def bump_script(state):
     stop_if(script_verdict(state, "bump.sh", "ci_bump"))
-    return script_text(state, "bump.sh", "take the tag as $1 and never call kubectl", r"\$\{?1\b", "ci_bump",
+    return script_text(state, "bump.sh", "phrase_script_tag_no_kubectl", r"\$\{?1\b", "ci_bump",
                        forbidden=r"\bkubectl\b")
 
 

@@ -1,0 +1,54 @@
+"""A hint matches the message it stands under (issue 20, "Words"): the failure kinds that need
+their own advice get it whatever the check's hint is, in every world where they occur."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import evidence
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import render
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+
+from tests.grader.conftest import collect_host
+
+# failure kind: the hint it stands under (wrong_type of a whole evidence file: an object is asked)
+PAIRS = {
+    "file_missing": "file_create",
+    "git_file_missing": "git_file_create",
+    "git_dir_missing": "git_file_create",
+    "file_invalid_yaml": "yaml_syntax",
+    "file_invalid_json": "json_syntax",
+}
+
+
+class _Check:
+    step, id, hint = 1, "lab.1.check", "json_types"  # a check whose own hint is about JSON numbers
+
+
+STATE = SimpleNamespace(files={"report.json": SimpleNamespace(ok=True, path="/w/report.json", data=["a", 1])})
+
+
+def test_every_failure_kind_with_its_own_advice_has_it():
+    assert i18n.MESSAGE_HINTS == PAIRS
+    assert all(hint in i18n.HINTS for hint in PAIRS.values())
+
+
+def test_the_failure_kind_decides_the_hint_over_the_check():
+    for key, hint in PAIRS.items():
+        verdict = type("V", (), {"status": "FAIL", "key": key, "hint": None, "expected": None, "found": None,
+                                 "params": {"path": "waves/migrate.yaml"}})()
+        assert render("lab", _Check(), verdict, "en", {})["hint_key"] == hint, key
+
+
+def test_a_json_array_where_an_object_is_asked_gets_the_object_hint():
+    _, problem = evidence(STATE, "report.json")
+    assert (problem.key, problem.hint) == ("wrong_type", "json_object")
+    assert "not an array" in i18n.hint(problem.hint, "en")
+
+
+def test_a_missing_git_file_is_told_to_create_it(fake_api):
+    state = collect_host(fake_api.world("capa-src/half-done.yaml"))
+    checks = {c["check"]: c for c in LABS["capa-src"].judge(state, "en")}
+    missing = [c for c in checks.values() if c["message_key"] in ("git_file_missing", "file_missing")]
+    assert missing and all(c["hint"].startswith("Create ") for c in missing)
