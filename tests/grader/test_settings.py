@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.settings import enrolled, settings_problems
+
+KNOWN_LABS = ", ".join(sorted(LABS))  # as settings.unknown_lab_message lists them
 
 
 def test_good_settings_have_no_problem():
@@ -13,7 +16,7 @@ def test_good_settings_have_no_problem():
 def test_each_problem_once_with_its_hosts():
     hosts = {f"l{i}": {"labs": "capa-sr, cgoa-ci", "lang": "kr"} for i in range(7)}
     assert settings_problems(hosts, "en", "learners") == [
-        "lab_enrolled: unknown lab capa-sr (did you mean capa-src?); known labs: capa-src, cgoa-ci "
+        f"lab_enrolled: unknown lab capa-sr (did you mean capa-src?); known labs: {KNOWN_LABS} "
         "(hosts: l0, l1, l2, l3, l4 and 2 more)",
         "lab_lang 'kr' is not one of en, ja, ko (did you mean ko?) (hosts: l0, l1, l2, l3, l4 and 2 more)",
     ]

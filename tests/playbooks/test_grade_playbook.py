@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 
 from labworld.materialize import load_class
 from tests.conftest import REPO_ROOT, WORLDS
@@ -105,7 +106,7 @@ def test_bad_settings_fail_once_before_any_vm_is_touched(demo_class, tmp_path):
     assert grades is None
     assert requests_sent(demo_class) == before
     assert ("Grading settings: grade_report_lang 'fr' is not one of en, ja, ko | lab_enrolled: unknown lab capa-sr "
-            "(did you mean capa-src?); known labs: capa-src, cgoa-ci (hosts: learner01, learner02, learner03, "
+            f"(did you mean capa-src?); known labs: {', '.join(sorted(LABS))} (hosts: learner01, learner02, learner03, "
             "learner04, learner05 and 3 more) | lab_lang 'jp' is not one of en, ja, ko (did you mean ja?) (hosts: "
             "learner01, learner02, learner03, learner04, learner05 and 3 more)") in result.stdout
     assert "TASK [Grade the enrolled labs]" not in result.stdout
