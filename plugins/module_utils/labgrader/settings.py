@@ -10,7 +10,6 @@ import ipaddress
 import os
 import re
 
-from ansible.module_utils.parsing.convert_bool import BOOLEANS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.site_defaults import enrolled
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import LANGUAGES
@@ -86,6 +85,10 @@ def run_problems(run):
             problems.append(f"{variable} {run[variable]!r} is not a number of seconds from {lowest} to {highest}")
     if seconds.get("grade_poll_interval") == 0 and (seconds.get("grade_settle_timeout") or 0) > 0:
         problems.append("grade_poll_interval must be more than 0 when grade_settle_timeout is set")
+    # Imported here: runner.py imports this module, and the recorder and the learner's `lab check`
+    # import runner.py where ansible-core may not be installed (tests/labworld/test_record.py).
+    from ansible.module_utils.parsing.convert_bool import BOOLEANS
+
     for variable in RUN_SWITCHES:
         value = run.get(variable, False)
         if not isinstance(value, bool) and str(value).lower() not in BOOLEANS:
