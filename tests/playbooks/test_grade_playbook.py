@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -25,16 +26,32 @@ def demo_class(fake_api):
     return fake_api.root
 
 
-def run_grade(demo_class, tmp_path, *args):
+def run_grade(demo_class, tmp_path, *args, inventory="inventory/demo"):
     reports = tmp_path / "reports"
     env = {**os.environ, "LAB_DEMO_ROOT": str(demo_class), "ANSIBLE_NOCOLOR": "1",
            "GRADE_MATRIX_COLORIZE": "false", "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"}
     result = subprocess.run(
-        ["ansible-playbook", "-i", "inventory/demo", "grade.yml", "-e", f"grade_report_dir={reports}", *args],
+        ["ansible-playbook", "-i", str(inventory), "grade.yml", "-e", f"grade_report_dir={reports}", *args],
         cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)
     grades = reports / "latest" / "grades.json"
     data = json.loads(grades.read_text()) if grades.exists() else None
     return result, data
+
+
+def test_run_wide_settings_in_the_learners_group_vars_reach_the_controller(demo_class, tmp_path):
+    """The example class sets grade_* in group_vars/learners: the controller's plays (the settings
+    check, the outcome) must read them as the learners' plays do, not as localhost's variables."""
+    inventory = tmp_path / "inventory"
+    shutil.copytree(REPO_ROOT / "inventory" / "demo", inventory)
+    learners = inventory / "group_vars" / "learners.yml"
+    learners.write_text(learners.read_text() + "grade_allow_host_errors: true\n")
+    result, grades = run_grade(demo_class, tmp_path, inventory=inventory)
+    assert grades is not None and "Could not grade" not in result.stdout
+    assert result.returncode == 0, result.stdout[-3000:]
+    learners.write_text(learners.read_text() + "grade_strict: ture\n")
+    result, _ = run_grade(demo_class, tmp_path / "strict", inventory=inventory)
+    assert result.returncode == 5, result.stdout[-3000:]  # refused before any VM, as with -e
+    assert "grade_strict 'ture' is not a boolean (true or false)" in result.stdout
 
 
 def states(grades):
