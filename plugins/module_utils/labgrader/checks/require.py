@@ -23,18 +23,17 @@ class CheckEnded(Exception):
         self.verdict = verdict
 
 
-def require(found):
-    """The value of a (value, problem) pair, or end the check with `problem` when it is set."""
-    value, problem = found
-    if problem is not None:
-        raise CheckEnded(problem)
-    return value
-
-
 def stop_if(problem):
     """End the check with `problem` (a Verdict) when it is set; None lets the check go on."""
     if problem is not None:
         raise CheckEnded(problem)
+
+
+def require(found):
+    """The value of a (value, problem) pair, or end the check with `problem` when it is set."""
+    value, problem = found
+    stop_if(problem)
+    return value
 
 
 def ends_with_verdict(function):
