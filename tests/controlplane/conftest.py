@@ -24,6 +24,22 @@ CP = REPO_ROOT / "controlplane" / "cp"
 UP_TIMEOUT = int(os.environ.get("LAB_CP_FIXTURE_UP_TIMEOUT", "5400"))
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--plane-labs", default="", help="labs of test_labs_plane.py: a,b or !a (all but a); default all")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """test_labs_plane.py's tests lab after lab, each lab's in file order (its last test resets
+    the lab), at the place of the module's first test."""
+    of_labs = [item for item in items if item.path.name == "test_labs_plane.py"]
+    if of_labs:
+        labs = list(dict.fromkeys(item.callspec.params["lab"] for item in of_labs))
+        ordered = sorted(of_labs, key=lambda item: labs.index(item.callspec.params["lab"]))
+        start = items.index(of_labs[0])
+        rest = [item for item in items if item.path.name != "test_labs_plane.py"]
+        items[:] = rest[:start] + ordered + rest[start:]
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "controlplane: needs the real local Kubernetes + Argo CD plane (controlplane/cp)")
 

@@ -1,7 +1,7 @@
 """A learner VM on the real control plane: its layout under a temporary root, the playbooks
 (solve.yml, reset.yml) run against it with a local inventory, the real grader, and digests of
 everything grading must not change, and the edits a mutation makes and undoes (`replaced`,
-`evidence`, `Rewrite`). Used by labcases.py and the mutation tables."""
+`evidence`, `Rewrite`). Used by test_labs_plane.py and the mutation tables."""
 
 from __future__ import annotations
 
@@ -45,6 +45,19 @@ class Learner:
 
     def git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         return self.plane.run(["git", "-C", str(self.clone), *args], env=LEARNER, check=check, timeout=120)
+
+
+def plane_labs(config) -> list[str]:
+    """The labs of the registry that `--plane-labs` picks (conftest.py): `a,b` those, `!a` all but
+    a, unset all of them; in the registry's order."""
+    picked = config.getoption("plane_labs")
+    if not picked:
+        return list(LABS)
+    names = picked.lstrip("!").split(",")
+    unknown = sorted(set(names) - set(LABS))
+    if unknown:
+        raise ValueError(f"--plane-labs: no lab {', '.join(unknown)} (labs: {', '.join(LABS)})")
+    return [lab for lab in LABS if (lab in names) != picked.startswith("!")]
 
 
 def plane_env(plane: Plane) -> dict[str, str]:

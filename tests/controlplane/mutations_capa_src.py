@@ -1,9 +1,9 @@
 """capa-src's mistakes, each applied to a solved learner on the real control plane and undone
 afterwards: mutation -> (how, {check id: the start of its message, <root> for the learner's root}).
-labcases.py grades each and asserts that exactly these checks flip; docs/mutations.md is
+test_labs_plane.py grades each and asserts that exactly these checks flip; docs/mutations.md is
 generated from this table (tests/controlplane/mutations_doc.py, which finds it by its path).
 UNFLIPPED lists, with the reason, every check that no mutation here flips; SOLVED_API_REQUESTS
-and PROBE_RUN_NAMES are what labcases.py expects of the solved VM.
+and PROBE_RUN_NAMES are what test_labs_plane.py expects of the solved VM.
 
 Undo restores what grading reads: the workspace files, bare main (the original history
 force-pushed back, Argo CD followed to it), the Applications' specs (the workspace file applied

@@ -1,7 +1,7 @@
 """cgoa-ci judged on the world recorded from the real control plane (fixtures/worlds/cgoa-ci/
 golden.yaml): every check passes; each mistake, applied to a copy of that state, fails exactly
 its checks with the message asserted. The probes themselves run for real in
-tests/controlplane/test_cgoa_ci_plane.py; here their recorded results are replayed."""
+tests/controlplane/test_labs_plane.py; here their recorded results are replayed."""
 
 from __future__ import annotations
 

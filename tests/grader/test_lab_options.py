@@ -50,3 +50,10 @@ def test_cli_args_are_long_options_with_their_values():
 ])
 def test_enrolled_labs(value, labs):
     assert lab_options_filter.enrolled_labs(value) == labs
+
+
+def test_the_labs_lookup_names_every_lab_of_the_registry_in_its_order():
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+
+    labs_lookup = load_plugin("plugins/lookup/labs.py", "labs_lookup_under_test")
+    assert labs_lookup.LookupModule().run([]) == list(LABS)

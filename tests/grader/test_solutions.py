@@ -1,6 +1,6 @@
 """The reference solutions' runner (solutions/solve.py) without a cluster: the grader decides
 where solving starts, check mode changes nothing, and failures name the lab, the step and the
-command. The solutions themselves run on the real control plane (tests/controlplane/labcases.py)."""
+command. The solutions themselves run on the real control plane (tests/controlplane/test_labs_plane.py)."""
 
 from __future__ import annotations
 

@@ -72,6 +72,8 @@ def test_an_installed_collection_is_found_by_fqcn_from_any_directory(built, tmp_
     result = run(["ansible-doc", "-t", "filter", f"{FQCN}.lab_options"], cwd=elsewhere,
                  ANSIBLE_COLLECTIONS_PATH=str(installed))
     assert result.stdout.startswith(f"> FILTER {FQCN}.lab_options")
+    result = run(["ansible-doc", "-t", "lookup", f"{FQCN}.labs"], cwd=elsewhere, ANSIBLE_COLLECTIONS_PATH=str(installed))
+    assert result.stdout.startswith(f"> LOOKUP {FQCN}.labs")
     result = run(["ansible-playbook", f"{FQCN}.grade", "--syntax-check"], cwd=elsewhere,
                  ANSIBLE_COLLECTIONS_PATH=str(installed))
     assert "ERROR" not in result.stderr

@@ -1,6 +1,8 @@
-"""A lab end to end on the real control plane (issue 12 §3, §4), on a fresh learner; each lab's
-test module (test_<lab>_plane.py) names its LAB and imports these cases, and its mutation table
-is found by path (mutations_doc.table_path: mutations_<lab>.py):
+"""Every lab of the registry (labs.LABS) end to end on the real control plane (issue 12 §3, §4),
+each on a fresh learner; a lab needs nothing here: its mutation table is found by path
+(mutations_doc.table_path: mutations_<lab>.py). `--plane-labs` picks the labs of one pytest
+process (controlplane/ci-test runs capa-src beside the others); the tests of one lab run in this
+file's order, lab after lab (conftest.py):
 
 reset (a clean VM) -> grade: nothing PASS, nothing ERROR -> playbooks/solve.yml -> grade: every
 check PASS -> grade again: identical verdicts, state unchanged -> solve.yml again: nothing to do
@@ -28,12 +30,13 @@ import pytest
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import Site, collector
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import grade
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
-from labflow import REPO_ROOT, Learner, grade_learner, plane_path, reset, solve, state_digest, verdicts
+from labflow import REPO_ROOT, Learner, grade_learner, plane_labs, plane_path, reset, solve, state_digest, verdicts
 
 from labworld.__main__ import main as labworld_main
 from labworld.materialize import materialize
 from labworld.server import make_server
 
+pytestmark = pytest.mark.controlplane
 PARTIAL_UNTIL = 3
 
 
@@ -44,18 +47,32 @@ class Solved:
     solve_seconds: float
 
 
-@pytest.fixture(scope="module")
-def solved(plane, request, tmp_path_factory):
-    lab = request.module.LAB
-    learner = Learner(plane, lab, tmp_path_factory.mktemp(lab))
-    cleaned = reset(learner, "-e", f"reset_confirm={lab}")  # what other tests on this plane left
-    assert cleaned.returncode == 0, cleaned.stdout[-3000:]
-    _, checks = grade_learner(learner)
-    began = time.monotonic()
-    solve(learner)
-    solve_seconds = time.monotonic() - began
-    print(f"\n{lab}: solve.yml took {solve_seconds:.1f} s")
-    return Solved(learner, verdicts(checks, learner), solve_seconds)
+@pytest.fixture(scope="session")
+def solved_labs(plane, tmp_path_factory):
+    """{lab id: Solved}: each lab is reset, graded and solved once per session, when its first
+    test asks for it."""
+    def solve_lab(lab):
+        learner = Learner(plane, lab, tmp_path_factory.mktemp(lab))
+        cleaned = reset(learner, "-e", f"reset_confirm={lab}")  # what other tests on this plane left
+        assert cleaned.returncode == 0, cleaned.stdout[-3000:]
+        _, checks = grade_learner(learner)
+        began = time.monotonic()
+        solve(learner)
+        solve_seconds = time.monotonic() - began
+        print(f"\n{lab}: solve.yml took {solve_seconds:.1f} s")
+        return Solved(learner, verdicts(checks, learner), solve_seconds)
+    cache = {}
+
+    def solved_lab(lab):
+        if lab not in cache:
+            cache[lab] = solve_lab(lab)
+        return cache[lab]
+    return solved_lab
+
+
+@pytest.fixture
+def solved(solved_labs, lab):
+    return solved_labs(lab)
 
 
 def probe_run(lab_id):
@@ -66,10 +83,14 @@ def probe_run(lab_id):
 
 
 def pytest_generate_tests(metafunc):
-    """Each mutation of the lab's table (found by path, mutations_doc.table_path) is one case."""
+    """Each test once per lab of this process (conftest.py plane_labs); the mutation test once
+    per mutation of each lab's table (found by path, mutations_doc.table_path)."""
+    labs = plane_labs(metafunc.config)
     if "mutation" in metafunc.fixturenames:
-        mutations, _ = mutations_doc.table(metafunc.module.LAB)
-        metafunc.parametrize("mutation", list(mutations))
+        cases = [(lab, mutation) for lab in labs for mutation in mutations_doc.table(lab)[0]]
+        metafunc.parametrize(("lab", "mutation"), cases, ids=[f"{lab}:{mutation}" for lab, mutation in cases])
+    elif "lab" in metafunc.fixturenames:
+        metafunc.parametrize("lab", labs)
 
 
 def test_a_clean_vm_grades_fail_or_pending_only(solved):
