@@ -274,7 +274,8 @@ def test_an_operation_applying_the_fix_is_pending_not_failed(state):
         "ConfigMap src-waves/settings data.mode is about to change: Application src-waves runs an operation on "
         f"{fix[:7]} (Running); graded as seen")
     for check in failing.values():
-        assert check["hint"] == "Argo CD is still applying this revision; let the operation finish and grade again."
+        assert check["hint"] == ("Argo CD is still applying this revision: let the operation finish, then run "
+                                 "`lab check 6` again in a minute.")
 
 
 def test_a_succeeded_operation_of_the_failed_revision_is_not_called_retrying(state):

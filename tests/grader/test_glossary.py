@@ -13,6 +13,7 @@ import re
 
 import pytest
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.lab_command import command_texts
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import LABELS, LEARNER_LABELS
 
@@ -59,6 +60,9 @@ def catalogue_texts():
             texts += [(f"{lab.id} step {step} title", lang, titles[lang]) for lang in LANGS]
     for name, labels in (("report label", LABELS), ("learner text label", LEARNER_LABELS)):
         texts += [(f"{name} {key} title", lang, text) for lang in LANGS for key, text in labels[lang].items()]
+    # `lab`'s own texts; its usage line is a synopsis, not a sentence (a title)
+    texts += [(f"lab command {where}" + (" title" if where == "usage" else ""), lang, entry[lang])
+              for where, entry in command_texts().items() for lang in LANGS]
     return texts
 
 

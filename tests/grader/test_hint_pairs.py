@@ -52,3 +52,14 @@ def test_a_missing_git_file_is_told_to_create_it(fake_api):
     checks = {c["check"]: c for c in LABS["capa-src"].judge(state, "en")}
     missing = [c for c in checks.values() if c["message_key"] in ("git_file_missing", "file_missing")]
     assert missing and all(c["hint"].startswith("Create ") for c in missing)
+
+
+def test_a_pending_check_is_told_to_look_again_not_how_to_fix():
+    """PENDING is Argo CD still converging: the check's own advice (how to fix) is not true for it."""
+    verdict = type("V", (), {"status": "PENDING", "key": "app_converging", "hint": None, "expected": None,
+                             "found": None, "params": {"name": "web", "sync": "OutOfSync", "health": "Progressing"}})()
+    checked = render("lab", _Check(), verdict, "ja", {})
+    assert (checked["hint_key"], checked["params"]["check_step"]) == ("pending_again", 1)
+    assert checked["hint"] == "Argo CD はまだ作業中です。1 分ほど待ってから `lab check 1` をもう一度実行してください。"
+    assert i18n.hint("pending_again", "en", checked["params"]) == (
+        "Argo CD has not finished yet: run `lab check 1` again in a minute.")

@@ -28,7 +28,7 @@ import pytest
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.health import cluster_probes
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kubestate import ClusterError, KubeReader
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.lab_command import error_text
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.lab_command import command_texts, error_text
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import LABELS, LEARNER_LABELS
 
@@ -60,6 +60,8 @@ ALLOWED = {
     "Argo", "CD", "Helm", "Kustomize", "Git", "Python", "JSON", "YAML", "UTF", "RFC", "Unix", "JWT", "SHA", "CA", "CI",
     "API", "VM", "URL", "CSV", "Esc", "k3s", "gitd", "kubeconfig", "kubectl", "argocd", "helm", "kustomize",
     "nginx", "tar", "tee", "chmod", "stdin", "pipefail", "init", "bare", "clone",
+    # the learner's own command, `lab check`, and the codes of its --lang option
+    "lab", "check", "en", "ja", "ko",
     # git's words for what a learner does with it (written as in the git CLI)
     "push", "revert", "origin", "main", "scale", "hook", "ci",
 }
@@ -109,6 +111,8 @@ def catalogue_texts():
     for name, labels in (("report label", LABELS), ("learner report label", LEARNER_LABELS)):
         texts += [(f"{name} {key}", lang, text.format_map(dict.fromkeys(fields(text), MARK)))
                   for lang in LANGS for key, text in labels[lang].items()]
+    texts += [(f"lab command {where}", lang, entry[lang].format_map(dict.fromkeys(fields(entry[lang]), MARK)))
+              for where, entry in command_texts().items() for lang in LANGS]
     return texts
 
 

@@ -287,12 +287,19 @@ def render(lab_id, check, verdict, lang, site_params):
     """A check result that is safe to leave the module: values bounded in size and depth (a
     learner's YAML can be an alias bomb or 1000 levels deep) and secrets scrubbed. `params` are
     all the message was rendered from, so the controller can render it in another language."""
-    teaches = verdict.status in (FAIL, PENDING)  # a PASS needs no hint; an ERROR is the environment's
-    hint_key = (i18n.MESSAGE_HINTS.get(verdict.key) or verdict.hint or check.hint) if teaches else None
+    # A PASS needs no hint; an ERROR is the environment's. A PENDING state is Argo CD's, not yet the
+    # learner's: the check's own advice (how to fix it) would not be true for it.
+    hint_key = None
+    if verdict.status == FAIL:
+        hint_key = i18n.MESSAGE_HINTS.get(verdict.key) or verdict.hint or check.hint
+    elif verdict.status == PENDING:
+        hint_key = verdict.hint or "pending_again"
     expected, found = scrub_value(bound(verdict.expected)), scrub_value(bound(verdict.found))
     params = scrub_value(bound({**site_params, **verdict.params}))
     params.setdefault("expected", expected)
     params.setdefault("found", found)
+    if verdict.status == PENDING:
+        params["check_step"] = check.step  # the step `lab check` looks at again (pending hints)
     return {
         "lab": lab_id,
         "step": check.step,
@@ -309,12 +316,14 @@ def render(lab_id, check, verdict, lang, site_params):
 
 
 def grade(lab, collect, lang="en", settle_seconds=30.0, poll_seconds=5.0, sleep=time.sleep, clock=time.monotonic,
-          deadline=None):
+          deadline=None, on_wait=None):
     """Collect and judge; while a check is PENDING (Argo CD still converging) and the settle
     budget allows, collect again. The wait stays inside the lab's `deadline` (a clock() value,
     its share of the module's budget): another reading starts only if, after the poll, there is
     still the time the last reading took. Reports the last state it saw whole: a re-reading that
-    the deadline cut short where the reading before it was not does not replace that reading."""
+    the deadline cut short where the reading before it was not does not replace that reading.
+    `on_wait(pending, waited, settle_seconds)`, when given, hears of each wait before it starts
+    (`lab check` shows the learner that it waits for Argo CD)."""
     started = clock()
     attempts = 0
     api_requests = 0
@@ -332,6 +341,8 @@ def grade(lab, collect, lang="en", settle_seconds=30.0, poll_seconds=5.0, sleep=
             break
         if deadline is not None and clock() + poll_seconds + state.read_seconds >= deadline:
             break
+        if on_wait is not None:
+            on_wait([c for c in checks if c["status"] == PENDING], clock() - started, settle_seconds)
         sleep(poll_seconds)
     collected = {
         "attempts": attempts,

@@ -250,6 +250,13 @@ HINTS = {
                   "main を push してください。",
                   "`git init --bare {bare_path}` 명령으로 서버 측 저장소를 만들고 {clone_path} 경로에 클론한 뒤 "
                   "main을 push하세요."),
+    # Under every PENDING verdict without advice of its own: Argo CD is converging, nothing is
+    # wrong yet; the learner's next move is to look again (grading.render fills {check_step}).
+    "pending_again": ("Argo CD has not finished yet: run `lab check {check_step}` again in a minute.",
+                      "Argo CD はまだ作業中です。1 分ほど待ってから `lab check {check_step}` "
+                      "をもう一度実行してください。",
+                      "Argo CD가 아직 상태를 맞추는 중입니다. 1분쯤 기다린 뒤 `lab check {check_step}` 명령을 "
+                      "다시 실행하세요."),
     "app_sync_health": ("Look at status.sync, status.health and status.conditions of the Application; "
                         "`argocd.argoproj.io/refresh=hard` makes Argo CD read git again.",
                         "Application の status.sync・status.health・status.conditions を見てください。"

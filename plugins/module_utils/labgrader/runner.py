@@ -3,6 +3,7 @@ lab, return one compact host record. Never writes."""
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 
@@ -57,11 +58,13 @@ def option_problem(params):
     return None
 
 
-def grade_host(params):
+def grade_host(params, progress=None):
     """{"state": "graded" | "error", "error", "health", "labs": {lab id: result}}. Everything ends
     by one deadline, `time_budget` seconds from the start; after the health gate, each enrolled
     lab gets its own share of what is left (grading.lab_budgets), so that one lab's slow probes
-    or reads cannot spend another's time."""
+    or reads cannot spend another's time. `progress`, when given, hears what is going on:
+    progress(lab) as a lab's grading starts, progress(lab, pending, waited, settle) as it waits for
+    Argo CD (grading.grade on_wait)."""
     deadline = time.monotonic() + params["time_budget"]
     site = Site(params["argocd_namespace"], params["gitd_namespace"], params["bare_root"], params["workspace_root"],
                 params["k3s_kubeconfig"], params["probe_replay"], params["helm_binary"], params["kustomize_binary"])
@@ -81,8 +84,12 @@ def grade_host(params):
     labs = [LABS[lab_id] for lab_id in dict.fromkeys(params["labs"])]
     for lab, budget in lab_budgets(labs, params["time_budget"], deadline):
         collect = collector(lab, site, params["kubeconfig"], params["api_timeout"], params["max_file_bytes"], budget)
+        on_wait = None
+        if progress is not None:
+            progress(lab)
+            on_wait = functools.partial(progress, lab)
         results[lab.id] = grade(lab, collect, params["lang"], params["settle_timeout"], params["poll_interval"],
-                                deadline=budget.deadline)
+                                deadline=budget.deadline, on_wait=on_wait)
     return {"state": "graded", "error": None, "health": health, "labs": results}
 
 

@@ -271,10 +271,12 @@ HINTS = {
                        "status.operationState を、ベアリポジトリの main の `git log` と比べてください。",
                        "수정 커밋 이후 자동 동기화가 src-waves를 그 커밋으로 맞춥니다. status.sync.revision과 "
                        "status.operationState를 베어 저장소 main의 `git log`와 비교하세요."),
-    "operation_in_flight": ("Argo CD is still applying this revision; let the operation finish and grade again.",
-                            "Argo CD はこのリビジョンをまだ適用中です。オペレーションが終わってから、"
-                            "もう一度採点してください。",
-                            "Argo CD가 아직 이 리비전을 적용 중입니다. 오퍼레이션이 끝난 뒤 다시 채점하세요."),
+    "operation_in_flight": ("Argo CD is still applying this revision: let the operation finish, then run "
+                            "`lab check {check_step}` again in a minute.",
+                            "Argo CD はこのリビジョンをまだ適用中です。オペレーションが終わるまで 1 分ほど待ってから "
+                            "`lab check {check_step}` をもう一度実行してください。",
+                            "Argo CD가 아직 이 리비전을 적용 중입니다. 오퍼레이션이 끝나도록 1분쯤 기다린 뒤 "
+                            "`lab check {check_step}` 명령을 다시 실행하세요."),
     "ignore_differences": ("ignoreDifferences only hides the field from the diff; RespectIgnoreDifferences=true "
                            "also keeps a sync from overwriting it. Keep automated.selfHeal: true.",
                            "ignoreDifferences は差分の比較から外すだけです。RespectIgnoreDifferences=true "

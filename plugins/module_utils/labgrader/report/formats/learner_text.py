@@ -14,7 +14,7 @@ def learner_file_name(host):
     return "learners/" + (re.sub(r"[^A-Za-z0-9._-]", "_", host).lstrip(".") or "_") + ".txt"
 
 
-def _evidence_lines(check, labels):
+def evidence_lines(check, labels):
     """expected/found lines a reader needs: none for null, none when the message already says it."""
     lines = []
     for key in ("expected", "found"):
@@ -56,7 +56,7 @@ def _started_lines(lab, labels, symbols, lang):
             first = checks[0]
             times = f" (\u00d7{len(checks)})" if len(checks) > 1 else ""
             lines.append(f"    {symbols[first['status']]} {term_safe(first['message'])}{times}")
-            lines += _evidence_lines(first, labels)
+            lines += evidence_lines(first, labels)
             hint = next((c["hint"] for c in checks if c["hint"]), "")
             if hint and hint not in hints:
                 hints.add(hint)
