@@ -4,6 +4,10 @@ the fake API server) and handed to each test as a fresh copy to mutate."""
 from __future__ import annotations
 
 import copy
+import os
+import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import Site, collector
@@ -36,3 +40,13 @@ def golden_state(fake_api):
 @pytest.fixture
 def state(golden_state):
     return copy.deepcopy(golden_state)
+
+
+@pytest.fixture
+def reachable_tmp():
+    """A private folder the sandbox's user can pass through (pytest's tmp_path sits in a 0700
+    folder): the tool runs' sandboxes are made under TMPDIR."""
+    path = tempfile.mkdtemp(prefix="readonly-", dir="/tmp")
+    os.chmod(path, 0o711)
+    yield Path(path)
+    shutil.rmtree(path, ignore_errors=True)

@@ -23,7 +23,6 @@ from tests.grader.test_readonly import (
     api_path,
     assert_nothing_left,
     point_kubeconfig_at,
-    reachable_tmp,  # noqa: F401 - a fixture
     recording_server,
     tree_digest,
 )

@@ -9,14 +9,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import threading
-from pathlib import Path
 
-import pytest
 import yaml
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks import repo_server
 
@@ -83,16 +79,6 @@ def assert_nothing_left(private):
 def git_refs(host_dir):
     return subprocess.run(["git", "--git-dir", str(host_dir / "srv/bare/src.git"), "for-each-ref"],
                           capture_output=True, text=True, check=True).stdout
-
-
-@pytest.fixture
-def reachable_tmp():
-    """A private folder the sandbox's user can pass through (pytest's tmp_path sits in a 0700
-    folder): the tool runs' sandboxes are made under TMPDIR."""
-    path = tempfile.mkdtemp(prefix="readonly-", dir="/tmp")
-    os.chmod(path, 0o711)
-    yield Path(path)
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def test_grading_writes_nothing(fake_api, reachable_tmp):
