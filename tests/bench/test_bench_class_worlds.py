@@ -1,0 +1,41 @@
+"""The bench's class is a class of learners the grader can grade (issue 23): every host of
+scripts/bench-class's plan passes the health gate and no check of it is an ERROR, so the bench
+measures grading, not the reporting of broken VMs; and per-check figures count the checks that
+were graded."""
+
+from __future__ import annotations
+
+import math
+
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks import repo_server
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runner import ARGUMENT_SPEC, grade_host
+
+from benchmarks import bench_class
+
+
+def test_every_host_of_the_bench_class_is_gradable(fake_api, tmp_path):
+    worlds = bench_class.learner_worlds()
+    # host i takes world i of each lab's list: every combination occurs within lcm(lengths) hosts
+    plan = bench_class.host_plan(math.lcm(*map(len, worlds.values())), worlds, tmp_path)
+    not_gradable = {}
+    for host, world in plan:
+        root = fake_api.world(str(world), host)
+        params = {name: spec.get("default") for name, spec in ARGUMENT_SPEC.items()}
+        params.update(labs=list(worlds), kubeconfig=str(root / "kubeconfig"), k3s_kubeconfig=str(root / "kubeconfig"),
+                      bare_root=str(root / "srv" / "bare"), workspace_root=str(root / "root"), settle_timeout=0,
+                      probe_replay=str(root / "probes.json") if (root / "probes.json").exists() else None,
+                      helm_binary=repo_server.HELM_BINARY, kustomize_binary=repo_server.KUSTOMIZE_BINARY)
+        result = grade_host(params)
+        errors = [c["check"] for lab in result["labs"].values() for s in lab["steps"] for c in s["checks"]
+                  if c["status"] == "ERROR"]
+        if result["state"] != "graded" or errors:
+            not_gradable[f"{host} {world.name}"] = (result["error"] or {}).get("message") or errors
+    assert not_gradable == {}
+
+
+def test_per_check_figures_divide_by_the_checks_graded():
+    """A run with an ERROR host: its checks are not in grades.json's total, nor in the divisor."""
+    ours = {"n": 10, "wall": 10.0, "controller_cpu": 5.0, "module_cpu": 20.0, "checks_graded": 900}
+    base = {"n": 10, "wall": 100.0, "controller_cpu": 50.0, "module_cpu": 50.0, "checks_graded": 10 * 16}
+    ratio = bench_class.baseline_ratio(ours, base)
+    assert ratio["wall"] == (100.0 / 160, 10.0 / 900)
