@@ -655,7 +655,7 @@ MUTATIONS = {
                                ("capa-src.7.app-file", "app-src-kust.yaml"), ("capa-src.7.live-app", "Application src-kust"))},
         "capa-src.8.image-source": 'report.json image_source: expected "application", found "git"'}),
     "values-prod.yaml renamed in git": (mutation_values_file_renamed, {
-        "capa-src.1.chart-values-prod": "charts/web/values-prod.yaml is not in bare main",
+        "capa-src.1.chart-values-prod": "the bare repository's main has no charts/web/values-prod.yaml",
         "capa-src.1.live-app-status": "Application src-helm is Unknown / Healthy, expected Synced / Healthy"}),
     "Chart.yaml without a version": (mutation_chart_without_version, {
         "capa-src.1.chart-yaml": 'charts/web/Chart.yaml in bare main: expected {"name": "web", "version": "0.1.0"}, '

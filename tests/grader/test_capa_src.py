@@ -341,7 +341,7 @@ def test_live_drift_that_self_heal_will_sync_back_is_pending(state):
     drifted_helm_app(state, self_heal=True)
     assert {cid: (c["status"], c["message"]) for cid, c in not_passing(state).items()} == {
         "capa-src.1.live-app-status": ("PENDING", "Application src-helm is OutOfSync with a live change that selfHeal "
-                                       "will sync back after its backoff (by default at most 5 minutes); graded as seen")}
+                                       "will sync back after its backoff (by default at most 5 minutes); not final yet")}
 
 
 def test_live_drift_without_self_heal_fails(state):

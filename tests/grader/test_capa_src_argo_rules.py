@@ -272,7 +272,7 @@ def test_an_operation_applying_the_fix_is_pending_not_failed(state):
                                                             "capa-src.6.live-mode-green": "PENDING"}
     assert failing["capa-src.6.live-mode-green"]["message"] == (
         "ConfigMap src-waves/settings data.mode is about to change: Application src-waves runs an operation on "
-        f"{fix[:7]} (Running); graded as seen")
+        f"{fix[:7]} (Running); not final yet")
     for check in failing.values():
         assert check["hint"] == ("Argo CD is still applying this revision: let the operation finish, then run "
                                  "`lab check 6` again in a minute.")
@@ -402,7 +402,7 @@ def test_auto_sync_about_to_start_the_fix_is_pending(state):
         "capa-src.6.live-mode-green": "PENDING"}
     assert failing["capa-src.6.live-operation"]["message"] == (
         f"Application src-waves status is about to change: Application src-waves is OutOfSync at "
-        f"{state.repo.head[:7]} after an operation Failed, and automated sync starts that revision next; graded as seen")
+        f"{state.repo.head[:7]} after an operation Failed, and automated sync starts that revision next; not final yet")
     assert all("terminate-op" not in c["hint"] for c in failing.values())
 
 

@@ -324,7 +324,7 @@ def test_drift_that_self_heal_will_sync_back_is_pending(state):
     assert {cid: c["status"] for cid, c in results.items() if c["status"] != "PASS"} == dict.fromkeys(
         LIVE_DRIFT_CHECKS, "PENDING")
     message = ("Application ci-web is OutOfSync with a live change that selfHeal will sync back after its backoff "
-               "(by default at most 5 minutes); graded as seen")
+               "(by default at most 5 minutes); not final yet")
     assert {results[cid]["message"] for cid in LIVE_DRIFT_CHECKS} == {message}
 
 

@@ -178,4 +178,4 @@ def test_settling_is_bounded_and_reports_what_it_saw():
     assert result["collected"]["attempts"] == 3  # t=0, 5, 10; a 4th would end past 12 s
     live = result["steps"][1]["checks"][0]
     assert live["status"] == "PENDING"
-    assert live["message"] == "Application app is still converging (OutOfSync / Progressing); graded as seen"
+    assert live["message"] == "Application app is still converging (OutOfSync / Progressing); not final yet"

@@ -78,14 +78,14 @@ MESSAGES = {
                                "{name} Application의 상태가 {sync} / {health}입니다. Synced / Healthy 상태여야 "
                                "합니다"),
     "self_heal_due": ("Application {name} is OutOfSync with a live change that selfHeal will sync back after its "
-                      "backoff (by default at most 5 minutes); graded as seen",
+                      "backoff (by default at most 5 minutes); not final yet",
                       "Application {name} は OutOfSync です。ライブの変更は、バックオフ（既定では最大 5 分）の後に selfHeal "
-                      "が Git の状態に戻します。現在の状態で採点しました",
+                      "が Git の状態に戻します。この結果はまだ確定していません",
                       "{name} Application이 OutOfSync 상태입니다. 라이브 변경은 백오프(기본값 최대 5분) 뒤에 selfHeal이 "
-                      "Git 상태로 되돌립니다. 현재 상태로 채점했습니다"),
-    "app_converging": ("Application {name} is still converging ({sync} / {health}); graded as seen",
-                       "Application {name} はまだ同期中です（{sync} / {health}）。現在の状態で採点しました",
-                       "{name} Application이 아직 동기화 중입니다 ({sync} / {health}). 현재 상태로 채점했습니다"),
+                      "Git 상태로 되돌립니다. 이 결과는 아직 확정되지 않았습니다"),
+    "app_converging": ("Application {name} is still converging ({sync} / {health}); not final yet",
+                       "Application {name} はまだ同期中です（{sync} / {health}）。この結果はまだ確定していません",
+                       "{name} Application이 아직 동기화 중입니다 ({sync} / {health}). 이 결과는 아직 확정되지 않았습니다"),
     "rollout_in_progress": ("{what} is still rolling out: {found}",
                             "{what} はまだロールアウト中です: {found}",
                             "{what}: 아직 롤아웃 중입니다 (현재 {found})"),
@@ -101,7 +101,7 @@ MESSAGES = {
     "live_object_missing_named": ("{kind} {namespace}/{name} does not exist in the cluster",
                                   "{kind} {namespace}/{name} がクラスターにありません",
                                   "클러스터에 {kind} {namespace}/{name} 리소스가 없습니다"),
-    "git_dir_missing": ("{path} is not in bare main",
+    "git_dir_missing": ("the bare repository's main has no {path}",
                         "ベアリポジトリの main に {path} がありません",
                         "베어 저장소의 main에 {path} 경로가 없습니다"),
     "live_values_ok": ("{what} is as expected: {found}",
@@ -147,7 +147,7 @@ MESSAGES = {
     "origin_mismatch": ("{path}: origin is {found}, expected {expected}",
                         "{path}: origin は {found} ですが、{expected} である必要があります",
                         "{path}: origin이 {found}입니다. 기댓값은 {expected}입니다"),
-    "git_file_missing": ("{path} is not in bare main",
+    "git_file_missing": ("the bare repository's main has no {path}",
                          "ベアリポジトリの main に {path} がありません",
                          "베어 저장소의 main에 {path} 파일이 없습니다"),
     "git_file_invalid": ("{path} in bare main cannot be parsed: {detail}",

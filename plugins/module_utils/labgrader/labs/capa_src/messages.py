@@ -122,17 +122,17 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                                "흔적이 클러스터에 없습니다 (실패한 Job migrate-{sha}-presync-*도, 재시도도, 이후 "
                                "동기화도 없음)"),
     "operation_in_flight": ("{what} is about to change: Application {name} runs an operation on {sha} ({phase}); "
-                            "graded as seen",
+                            "not final yet",
                             "{what} はこれから変わります。Application {name} が {sha} "
-                            "のオペレーションを実行中です（{phase}）。現在の状態で採点しました",
+                            "のオペレーションを実行中です（{phase}）。この結果はまだ確定していません",
                             "{what}: 곧 바뀝니다. {name} Application이 {sha} 커밋의 오퍼레이션을 실행 중입니다 "
-                            "({phase}). 현재 상태로 채점했습니다"),
+                            "({phase}). 이 결과는 아직 확정되지 않았습니다"),
     "auto_sync_due": ("{what} is about to change: Application {name} is OutOfSync at {sha} after an operation "
-                      "{phase}, and automated sync starts that revision next; graded as seen",
+                      "{phase}, and automated sync starts that revision next; not final yet",
                       "{what} はこれから変わります。Application {name} のオペレーションは終了しました（{phase}）。"
-                      "自動同期が次に同期する OutOfSync のリビジョン: {sha}。現在の状態で採点しました",
+                      "自動同期が次に同期する OutOfSync のリビジョン: {sha}。この結果はまだ確定していません",
                       "{what}: 곧 바뀝니다. {name} Application의 오퍼레이션이 끝났습니다({phase}). "
-                      "자동 동기화가 다음에 동기화할 OutOfSync 리비전: {sha}. 현재 상태로 채점했습니다"),
+                      "자동 동기화가 다음에 동기화할 OutOfSync 리비전: {sha}. 이 결과는 아직 확정되지 않았습니다"),
     # What an operation in flight is about to change (fills {what} of operation_in_flight / auto_sync_due).
     "phrase_app_status": ("Application {name} status", "Application {name} の状態", "{name} Application의 상태"),
     "phrase_app_revisions": ("Application {name} revisions", "Application {name} のリビジョン",
