@@ -35,6 +35,12 @@ LABELS = {
         "c_progressed": "newly passed: {up}", "c_regressed": "no longer passing: {down}",
         "c_unchanged": "no change", "c_new": "first graded result", "c_not_graded": "not graded in this run",
         "c_carried": "not graded in this run",
+        "NOT_STARTED": "Not started (no work for the lab yet)", "not_started": "Not started",
+        "f_not_started": "not started a lab",
+        "teach": "What to teach now: per step, the checks most learners fail",
+        "teach_tip": "{count} learners fail {check}: show them",
+        "teach_none": "No learner who started a lab fails a check.",
+        "kept": "grades of {time}: the re-grade of {at} failed ({kind})",
     },
     "ja": {
         "title": "クラスレポート", "generated": "作成日時", "learner": "受講者", "score": "スコア",
@@ -67,6 +73,12 @@ LABELS = {
         "c_progressed": "新たに合格: {up}", "c_regressed": "合格でなくなった: {down}",
         "c_unchanged": "変化なし", "c_new": "初めての採点結果", "c_not_graded": "今回は採点できませんでした",
         "c_carried": "今回は採点していません",
+        "NOT_STARTED": "未着手（このラボの作業がまだありません）", "not_started": "未着手",
+        "f_not_started": "未着手のラボがある",
+        "teach": "今教えること: ステップごとに、多くの受講者が不合格のチェック",
+        "teach_tip": "{count} 人が {check} で不合格です。その受講者を表示します",
+        "teach_none": "ラボを始めた受講者に不合格のチェックはありません。",
+        "kept": "{time} の採点結果です。{at} の再採点は失敗しました（{kind}）",
     },
     "ko": {
         "title": "클래스 리포트", "generated": "작성 시각", "learner": "수강생", "score": "점수",
@@ -99,6 +111,12 @@ LABELS = {
         "c_progressed": "새로 통과: {up}", "c_regressed": "더 이상 통과하지 않음: {down}",
         "c_unchanged": "변화 없음", "c_new": "첫 채점 결과", "c_not_graded": "이번에는 채점할 수 없었습니다",
         "c_carried": "이번에는 채점하지 않았습니다",
+        "NOT_STARTED": "시작 전 (이 랩의 결과물이 아직 없습니다)", "not_started": "시작 전",
+        "f_not_started": "시작하지 않은 랩이 있음",
+        "teach": "지금 가르칠 것: 단계별로 많은 수강생이 실패한 검사",
+        "teach_tip": "{count}명이 {check} 검사에 실패했습니다. 그 수강생을 표시합니다",
+        "teach_none": "랩을 시작한 수강생 중 실패한 검사가 없습니다.",
+        "kept": "{time}의 채점 결과입니다. {at}의 재채점은 실패했습니다 ({kind})",
     },
 }
 

@@ -7,7 +7,12 @@ import io
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import kind_label
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import xml_safe
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import host_score, lab_columns
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import (
+    NOT_STARTED,
+    host_score,
+    lab_columns,
+    lab_not_started,
+)
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import ERROR, PASS
 
 NAME = "csv"
@@ -21,9 +26,12 @@ def _csv_cell(value):
 
 
 def _csv_step(host, step, lab_id):
-    """(status, checks passed) of one step; ERROR for a lab in error, blanks when not graded."""
+    """(status, checks passed) of one step; ERROR for a lab in error, NOT_STARTED for a lab not
+    started (views.lab_not_started), blanks when not graded."""
     if lab_id in host["labs"] and host["labs"][lab_id]["error"]:
         return ERROR, 0
+    if step and lab_not_started(host["labs"][lab_id]):
+        return NOT_STARTED, 0
     return (step["status"], step["summary"][PASS]) if step else ("", "")
 
 

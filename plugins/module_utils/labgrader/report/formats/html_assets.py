@@ -49,7 +49,15 @@ data-i18n="{{ key }}" data-title data-args='{{ kwargs|json_text }}' title="{{ la
 {#- #}<li>{{ l("checks") }}: {% for status in statuses %}{% if not loop.first %} &middot; {% endif %}{{ sym[status] }} <b>{{ counts[status] }}</b> {{ l(status) }}{% endfor %}</li></ul>
 <ul class="legend" aria-label="legend">
 {%- for status in statuses %}<li><span class="sw s-{{ status }}">{{ sym[status] }}</span>{{ l(status) }}</li>{% endfor -%}
-<li><span class="sw s-none">{{ sym[None] }}</span>{{ l("none") }}</li></ul>
+<li><span class="sw s-NOT_STARTED">{{ sym.NOT_STARTED }}</span>{{ l("NOT_STARTED") }}</li>
+{#- #}<li><span class="sw s-none">{{ sym[None] }}</span>{{ l("none") }}</li></ul>
+<section class="teach noprint" aria-labelledby="teach-h"><h2 id="teach-h">{{ l("teach") }}</h2>
+{%- if teach %}<ul class="teach-steps">
+{%- for item in teach %}<li><span class="tstep">{{ item.lab }} {{ item.step }}: {{ item.title }}</span>
+{%- for c in item.checks %} <button type="button" class="fc" aria-pressed="false" data-rows="{{ c.rows }}" {{ tip("teach_tip", count=c.count, check=c.id) }}>{{ c.name }} <b>{{ c.count }}</b></button>{% endfor -%}
+</li>{% endfor -%}
+</ul>{% else %}<p class="note">{{ l("teach_none") }}</p>{% endif -%}
+</section>
 <div class="toolbar noprint">
 <label>{{ l("show") }}: <select id="f-show">
 {%- for key in filters %}<option value="{{ key }}" data-i18n="{{ key }}">{{ label(key) }}</option>{% endfor -%}
@@ -65,10 +73,10 @@ data-i18n="{{ key }}" data-title data-args='{{ kwargs|json_text }}' title="{{ la
 <span class="note">{{ l("click") }}</span>
 </div>
 <table class="matrix" id="matrix">
-<thead><tr><th class="corner" rowspan="2">{{ l("learner") }}</th>
+<thead><tr><th class="corner" rowspan="2" aria-sort="ascending"><button type="button" class="sort" data-sort="s_name">{{ l("learner") }}</button></th>
 {%- for lab in columns %}<th colspan="{{ lab.span }}">{{ lab.id }}</th>{% endfor -%}
-<th rowspan="2">{{ l("score") }}</th>
-{%- if with_change %}<th rowspan="2" {{ tip("change_tip", time=previous_time) }}>Δ</th>{% endif -%}
+<th rowspan="2" aria-sort="none"><button type="button" class="sort" data-sort="s_score_asc">{{ l("score") }}</button></th>
+{%- if with_change %}<th rowspan="2" aria-sort="none" {{ tip("change_tip", time=previous_time) }}><button type="button" class="sort" data-sort="s_progress">Δ</button></th>{% endif -%}
 </tr><tr>
 {%- for lab in columns %}{% if not lab.steps %}<th></th>{% endif -%}
 {%- for step in lab.steps %}<th data-st="{{ step.key }}" title="{{ step.title }}">{{ step.step }}</th>{% endfor %}{% endfor -%}
@@ -84,7 +92,8 @@ data-i18n="{{ key }}" data-title data-args='{{ kwargs|json_text }}' title="{{ la
 {% for row in rows -%}
 <tr{% if row.classes %} class="{{ row.classes }}"{% endif %} data-i="{{ row.i }}" data-name="{{ row.name }}" data-sev="{{ row.sev }}" data-score="{{ row.ratio }}" data-has="{{ row.present }}" data-fail="{{ row.not_passing }}" data-chg="{{ row.chg }}" data-up="{{ row.up }}">
 {#- #}<th class="host" scope="row">{{ row.name }}<span class="lang">{{ row.lang }}</span>
-{%- if row.carried %}<span class="old" {{ tip("earlier", time=row.graded_at) }}>↺</span>{% endif %}</th>
+{%- if row.carried %}<span class="old" {{ tip("earlier", time=row.graded_at) }}>↺</span>{% endif -%}
+{%- if row.kept %}<span class="kept" {{ tip("kept", time=row.graded_at, at=row.kept.at, kind=label(row.kept.kind)) }}>⚠ {{ row.graded_at }}</span>{% endif %}</th>
 {%- if row.error -%}
 <td class="env-error" colspan="{{ ncols + 1 }}"><button type="button" class="c" data-c="{{ row.i }}"><span class="kind">{{ l(row.error.kind) }}</span>{{ l("env_error") }}: {{ row.error.message }}</button></td>
 {%- else -%}
@@ -92,6 +101,8 @@ data-i18n="{{ key }}" data-title data-args='{{ kwargs|json_text }}' title="{{ la
 {%- if cell.state == "none" %}<td class="s-none" colspan="{{ cell.span }}">{{ sym[None] }}</td>
 {%- elif cell.state == "error" -%}
 <td class="s-ERROR lab-error" colspan="{{ cell.span }}"><button type="button" class="c" data-c="{{ row.i }} {{ cell.li }}">{{ sym.ERROR }} {{ l("lab_error") }}: {{ cell.message }}</button></td>
+{%- elif cell.state == "not_started" -%}
+<td class="s-NOT_STARTED" colspan="{{ cell.span }}"><button type="button" class="c" data-c="{{ row.i }} {{ cell.li }} 0">{{ sym.NOT_STARTED }} {{ l("not_started") }} 0/{{ cell.total }}</button></td>
 {%- else %}{% for step in cell.steps %}{% if step -%}
 <td class="s-{{ step.status }}{% if step.up %} up{% endif %}"><button type="button" class="c" data-c="{{ row.i }} {{ cell.li }} {{ step.si }}">{{ sym[step.status] }} {{ step.passed }}/{{ step.total }}</button></td>
 {%- else %}<td class="s-none">{{ sym[None] }}</td>{% endif %}{% endfor %}{% endif -%}
@@ -155,6 +166,20 @@ td.open{outline:3px solid #1a73e8;outline-offset:-3px}
 .s-ERROR{background:repeating-linear-gradient(45deg,var(--err-a) 0 6px,var(--err-b) 6px 12px);
 color:var(--err);font-weight:600}
 .s-none{background:#fff;color:#9aa0a6}
+.s-NOT_STARTED{background:#f4f5f7;color:#5f6670;font-style:italic}
+.teach{margin:.4rem 0 .6rem;font-size:.85rem}
+.teach h2{font-size:.95rem;margin:.2rem 0}
+.teach-steps{margin:0;padding:0;list-style:none;columns:2 30rem;column-gap:1.5rem}
+.teach-steps li{break-inside:avoid;padding:.1rem 0}
+.tstep{color:var(--muted);margin-right:.2rem}
+button.fc{font:inherit;font-size:.8rem;border:1px solid var(--line);border-radius:10px;background:var(--fail-bg);
+color:var(--fail);padding:0 .45rem;cursor:pointer}
+button.fc[aria-pressed=true]{outline:2px solid #1a73e8;outline-offset:1px}
+button.sort{all:unset;cursor:pointer}
+button.sort:focus-visible{outline:2px solid #1a73e8}
+th[aria-sort=ascending] button.sort::after{content:" \25b2";font-size:.7em}
+th[aria-sort=descending] button.sort::after{content:" \25bc";font-size:.7em}
+.kept{color:var(--fail);margin-left:.25rem;font-size:.7rem;font-weight:600}
 td.up{box-shadow:inset 0 -3px 0 #1a73e8}
 tr.host-error th.host{background:#f1eef8}
 td.env-error,td.lab-error{text-align:left!important}
@@ -210,27 +235,37 @@ function chg(r){return r.getAttribute('data-chg');}
 var SHOW={f_all:function(){return true;},
 f_attention:function(r){return has(r,'HOST')||has(r,'ERROR')||has(r,'FAIL');},
 f_errors:function(r){return has(r,'HOST')||has(r,'ERROR');},
-f_failing:function(r){return has(r,'FAIL');},f_pending:function(r){return has(r,'PENDING');},
+f_failing:function(r){return has(r,'FAIL');},
+f_not_started:function(r){return has(r,'NOT_STARTED');},f_pending:function(r){return has(r,'PENDING');},
 f_progressed:function(r){return chg(r)==='progressed'||chg(r)==='mixed';},
 f_regressed:function(r){return chg(r)==='regressed'||chg(r)==='mixed';},
 f_complete:function(r){return r.getAttribute('data-has')==='PASS';}};
 function num(r,a){return +r.getAttribute(a);}
+function unscored(a,b){return (a.getAttribute('data-score')==='')-(b.getAttribute('data-score')==='');}
 var SORT={s_name:function(a,b){return num(a,'data-i')-num(b,'data-i');},
+s_name_desc:function(a,b){return num(b,'data-i')-num(a,'data-i');},
 s_errors:function(a,b){return num(b,'data-sev')-num(a,'data-sev')||num(a,'data-score')-num(b,'data-score')
 ||num(a,'data-i')-num(b,'data-i');},
-s_score_asc:function(a,b){return num(a,'data-score')-num(b,'data-score')||num(a,'data-i')-num(b,'data-i');},
-s_score_desc:function(a,b){return num(b,'data-score')-num(a,'data-score')||num(a,'data-i')-num(b,'data-i');},
+s_score_asc:function(a,b){return unscored(a,b)||num(a,'data-score')-num(b,'data-score')||num(a,'data-i')-num(b,'data-i');},
+s_score_desc:function(a,b){return unscored(a,b)||num(b,'data-score')-num(a,'data-score')||num(a,'data-i')-num(b,'data-i');},
 s_progress:function(a,b){return num(b,'data-up')-num(a,'data-up')||num(a,'data-i')-num(b,'data-i');},
 s_stuck:function(a,b){return first(a)-first(b)||num(a,'data-i')-num(b,'data-i');}};
 function first(r){var f=r.getAttribute('data-fail');return has(r,'HOST')?-1:f?COLS.indexOf(f.split(' ')[0]):COLS.length;}
+var only=null,sortKey=null;
+var REVERSE={s_name:'s_name_desc',s_score_asc:'s_score_desc',s_progress:null};
 function apply(){var keep=SHOW[fShow.value]||SHOW.f_all,step=fStep.value,q=fName.value.trim().toLowerCase(),n=0;
 rows.forEach(function(r){var ok=keep(r)&&(!step||(' '+r.getAttribute('data-fail')+' ').indexOf(' '+step+' ')>=0)
-&&(!q||r.getAttribute('data-name').toLowerCase().indexOf(q)>=0);r.hidden=!ok;if(ok)n++;});
-rows.slice().sort(SORT[fSort.value]||SORT.s_name).forEach(function(r){tbody.appendChild(r);});
+&&(!q||r.getAttribute('data-name').toLowerCase().indexOf(q)>=0)&&(!only||only.indexOf(r.getAttribute('data-i'))>=0);
+r.hidden=!ok;if(ok)n++;});
+var key=sortKey||fSort.value;
+rows.slice().sort(SORT[key]||SORT.s_name).forEach(function(r){tbody.appendChild(r);});
+document.querySelectorAll('button.sort').forEach(function(b){var s=b.getAttribute('data-sort');
+b.parentNode.setAttribute('aria-sort',key===s?'ascending':key===REVERSE[s]?'descending':'none');});
 $('count').textContent=n+' / '+rows.length;
 document.querySelectorAll('td.rate').forEach(function(c){c.classList.toggle('sel',c.getAttribute('data-step')===step);});
 if(opened)close();}
-[fShow,fStep,fSort].forEach(function(s){s.addEventListener('change',apply);});
+[fShow,fStep].forEach(function(s){s.addEventListener('change',apply);});
+fSort.addEventListener('change',function(){sortKey=null;apply();});
 fName.addEventListener('input',apply);
 $('ui-lang').addEventListener('change',function(){setLang(this.value);});
 function pick(v,h){if(typeof v==='string')return [v,mode==='page'&&h.l!==ui];
@@ -275,6 +310,11 @@ function close(){if(!opened)return;var b=opened;opened=null;pop.hidden=true;b.pa
 b.focus({preventScroll:true});}
 document.addEventListener('click',function(e){var b=e.target.closest('button[data-c]');
 if(b){e.preventDefault();if(b===opened)close();else open(b);return;}
+var sb=e.target.closest('button.sort');if(sb){var s0=sb.getAttribute('data-sort'),k=sortKey||fSort.value;
+sortKey=k===s0&&REVERSE[s0]?REVERSE[s0]:s0;apply();return;}
+var fc=e.target.closest('button.fc');if(fc){var on=fc.getAttribute('aria-pressed')!=='true';
+document.querySelectorAll('button.fc').forEach(function(o){o.setAttribute('aria-pressed','false');});
+fc.setAttribute('aria-pressed',String(on));only=on?fc.getAttribute('data-rows').split(' '):null;apply();return;}
 var rb=e.target.closest('td.rate button');if(rb){var s=rb.parentNode.getAttribute('data-step');
 fStep.value=fStep.value===s?'':s;apply();return;}
 if(opened&&!pop.contains(e.target))close();});

@@ -20,27 +20,37 @@ function chg(r){return r.getAttribute('data-chg');}
 var SHOW={f_all:function(){return true;},
 f_attention:function(r){return has(r,'HOST')||has(r,'ERROR')||has(r,'FAIL');},
 f_errors:function(r){return has(r,'HOST')||has(r,'ERROR');},
-f_failing:function(r){return has(r,'FAIL');},f_pending:function(r){return has(r,'PENDING');},
+f_failing:function(r){return has(r,'FAIL');},
+f_not_started:function(r){return has(r,'NOT_STARTED');},f_pending:function(r){return has(r,'PENDING');},
 f_progressed:function(r){return chg(r)==='progressed'||chg(r)==='mixed';},
 f_regressed:function(r){return chg(r)==='regressed'||chg(r)==='mixed';},
 f_complete:function(r){return r.getAttribute('data-has')==='PASS';}};
 function num(r,a){return +r.getAttribute(a);}
+function unscored(a,b){return (a.getAttribute('data-score')==='')-(b.getAttribute('data-score')==='');}
 var SORT={s_name:function(a,b){return num(a,'data-i')-num(b,'data-i');},
+s_name_desc:function(a,b){return num(b,'data-i')-num(a,'data-i');},
 s_errors:function(a,b){return num(b,'data-sev')-num(a,'data-sev')||num(a,'data-score')-num(b,'data-score')
 ||num(a,'data-i')-num(b,'data-i');},
-s_score_asc:function(a,b){return num(a,'data-score')-num(b,'data-score')||num(a,'data-i')-num(b,'data-i');},
-s_score_desc:function(a,b){return num(b,'data-score')-num(a,'data-score')||num(a,'data-i')-num(b,'data-i');},
+s_score_asc:function(a,b){return unscored(a,b)||num(a,'data-score')-num(b,'data-score')||num(a,'data-i')-num(b,'data-i');},
+s_score_desc:function(a,b){return unscored(a,b)||num(b,'data-score')-num(a,'data-score')||num(a,'data-i')-num(b,'data-i');},
 s_progress:function(a,b){return num(b,'data-up')-num(a,'data-up')||num(a,'data-i')-num(b,'data-i');},
 s_stuck:function(a,b){return first(a)-first(b)||num(a,'data-i')-num(b,'data-i');}};
 function first(r){var f=r.getAttribute('data-fail');return has(r,'HOST')?-1:f?COLS.indexOf(f.split(' ')[0]):COLS.length;}
+var only=null,sortKey=null;
+var REVERSE={s_name:'s_name_desc',s_score_asc:'s_score_desc',s_progress:null};
 function apply(){var keep=SHOW[fShow.value]||SHOW.f_all,step=fStep.value,q=fName.value.trim().toLowerCase(),n=0;
 rows.forEach(function(r){var ok=keep(r)&&(!step||(' '+r.getAttribute('data-fail')+' ').indexOf(' '+step+' ')>=0)
-&&(!q||r.getAttribute('data-name').toLowerCase().indexOf(q)>=0);r.hidden=!ok;if(ok)n++;});
-rows.slice().sort(SORT[fSort.value]||SORT.s_name).forEach(function(r){tbody.appendChild(r);});
+&&(!q||r.getAttribute('data-name').toLowerCase().indexOf(q)>=0)&&(!only||only.indexOf(r.getAttribute('data-i'))>=0);
+r.hidden=!ok;if(ok)n++;});
+var key=sortKey||fSort.value;
+rows.slice().sort(SORT[key]||SORT.s_name).forEach(function(r){tbody.appendChild(r);});
+document.querySelectorAll('button.sort').forEach(function(b){var s=b.getAttribute('data-sort');
+b.parentNode.setAttribute('aria-sort',key===s?'ascending':key===REVERSE[s]?'descending':'none');});
 $('count').textContent=n+' / '+rows.length;
 document.querySelectorAll('td.rate').forEach(function(c){c.classList.toggle('sel',c.getAttribute('data-step')===step);});
 if(opened)close();}
-[fShow,fStep,fSort].forEach(function(s){s.addEventListener('change',apply);});
+[fShow,fStep].forEach(function(s){s.addEventListener('change',apply);});
+fSort.addEventListener('change',function(){sortKey=null;apply();});
 fName.addEventListener('input',apply);
 $('ui-lang').addEventListener('change',function(){setLang(this.value);});
 function pick(v,h){if(typeof v==='string')return [v,mode==='page'&&h.l!==ui];
@@ -85,6 +95,11 @@ function close(){if(!opened)return;var b=opened;opened=null;pop.hidden=true;b.pa
 b.focus({preventScroll:true});}
 document.addEventListener('click',function(e){var b=e.target.closest('button[data-c]');
 if(b){e.preventDefault();if(b===opened)close();else open(b);return;}
+var sb=e.target.closest('button.sort');if(sb){var s0=sb.getAttribute('data-sort'),k=sortKey||fSort.value;
+sortKey=k===s0&&REVERSE[s0]?REVERSE[s0]:s0;apply();return;}
+var fc=e.target.closest('button.fc');if(fc){var on=fc.getAttribute('aria-pressed')!=='true';
+document.querySelectorAll('button.fc').forEach(function(o){o.setAttribute('aria-pressed','false');});
+fc.setAttribute('aria-pressed',String(on));only=on?fc.getAttribute('data-rows').split(' '):null;apply();return;}
 var rb=e.target.closest('td.rate button');if(rb){var s=rb.parentNode.getAttribute('data-step');
 fStep.value=fStep.value===s?'':s;apply();return;}
 if(opened&&!pop.contains(e.target))close();});
