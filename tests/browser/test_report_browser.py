@@ -11,7 +11,7 @@ import os
 import shutil
 
 import pytest
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report import build, files, history
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report import build, files, history, views
 from cdp import Browser, find_chromium
 from report_sample import NOW, earlier_run, synthetic_class
 
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(
     reason="no Chromium (chromium, chromium-browser or $CHROMIUM); scripts/ensure-test-packages installs Debian's")
 EARLIER = NOW - datetime.timedelta(days=1)
 WIDTH, HEIGHT = 1280, 900
-CLASSES = {8: {"error_every": 7, "lab_error_every": 5}, 200: {}}
+CLASSES = {8: {"error_every": 7, "lab_error_every": 5, "idle_every": 3}, 200: {"idle_every": 9}}
 VISIBLE_ROWS = "[].filter.call(document.querySelectorAll('#rows tr'),function(r){return !r.hidden})"
 
 
@@ -120,6 +120,54 @@ def filters_and_sorts(browser, built):
     browser.evaluate("var s=document.getElementById('f-sort');s.value='s_name';s.dispatchEvent(new Event('change'))")
 
 
+def select(browser, element_id, value):
+    browser.evaluate(f"var s=document.getElementById({json.dumps(element_id)});s.value={json.dumps(value)};"
+                     "s.dispatchEvent(new Event('change'))")
+
+
+def what_to_teach_and_not_started(browser, built):
+    # the check most learners fail opens the learners concerned, and closes them again
+    button = "section.teach button.fc"
+    count = int(browser.evaluate(f"document.querySelector({json.dumps(button)}).querySelector('b').textContent"))
+    concerned = browser.evaluate(f"document.querySelector({json.dumps(button)}).getAttribute('data-rows')").split()
+    click(browser, button)
+    assert browser.evaluate(VISIBLE_ROWS + ".map(function(r){return r.getAttribute('data-i')})") == sorted(concerned, key=int)
+    assert len(concerned) == count
+    assert browser.evaluate(f"document.querySelector({json.dumps(button)}).getAttribute('aria-pressed')") == "true"
+    click(browser, button)
+    assert browser.evaluate(VISIBLE_ROWS + ".length") == len(built["hosts"])
+    # "not started" is a filter of its own, apart from "failing a step"
+    idle = [h["host"] for h in built["hosts"] if any(views.lab_not_started(lab) for lab in h["labs"].values())]
+    assert idle
+    select(browser, "f-show", "f_not_started")
+    assert browser.evaluate(VISIBLE_ROWS + ".map(function(r){return r.getAttribute('data-name')})") == idle
+    assert browser.evaluate("document.querySelectorAll('#rows tr:not([hidden]) td.s-NOT_STARTED').length") == len(idle)
+    select(browser, "f-show", "f_all")
+
+
+def hosts_in_error_sort_apart_and_headers_sort(browser):
+    # lowest score first: graded learners by score, then the hosts that have no score (in error)
+    select(browser, "f-sort", "s_score_asc")
+    scores = browser.evaluate(VISIBLE_ROWS + ".map(function(r){return r.getAttribute('data-score')})")
+    graded = [int(s) for s in scores if s != ""]
+    assert scores == [str(s) for s in graded] + [""] * (len(scores) - len(graded)) and graded == sorted(graded)
+    assert "" in scores
+    select(browser, "f-sort", "s_name")
+    # the Score header sorts lowest first, then highest first; hosts in error stay last
+    score_sort = "document.querySelector('button.sort[data-sort=s_score_asc]').parentNode.getAttribute('aria-sort')"
+    click(browser, "button.sort[data-sort='s_score_asc']")
+    assert browser.evaluate(score_sort) == "ascending"
+    click(browser, "button.sort[data-sort='s_score_asc']")
+    assert browser.evaluate(score_sort) == "descending"
+    scores = browser.evaluate(VISIBLE_ROWS + ".map(function(r){return r.getAttribute('data-score')})")
+    graded = [int(s) for s in scores if s != ""]
+    assert graded == sorted(graded, reverse=True) and scores[len(graded):] == [""] * (len(scores) - len(graded))
+    # the Learner header: back to name order
+    click(browser, "button.sort[data-sort='s_name']")
+    names = browser.evaluate(VISIBLE_ROWS + ".map(function(r){return +r.getAttribute('data-i')})")
+    assert names == sorted(names)
+
+
 def language_switch_relabels_the_page(browser, cell):
     # the page language switch relabels the page, tooltips included, and the details follow it
     browser.evaluate("var s=document.getElementById('ui-lang');s.value='ja';s.dispatchEvent(new Event('change'))")
@@ -168,6 +216,8 @@ def test_class_report_layout_details_and_no_network(browser, tmp_path, learners)
     details_open_next_to_the_cell(browser, tmp_path, learners, cell)
     escape_closes_the_details(browser, cell)
     filters_and_sorts(browser, built)
+    what_to_teach_and_not_started(browser, built)
+    hosts_in_error_sort_apart_and_headers_sort(browser)
     language_switch_relabels_the_page(browser, cell)
     if learners == 200:
         header_and_details_far_down_the_page(browser, tmp_path)
@@ -204,8 +254,9 @@ def test_learner_column_stays_visible_when_many_labs_scroll_sideways(browser, tm
     files.write_report(str(out), built["contents"])
     browser.navigate((out / "index.html").as_uri())
     assert browser.evaluate("document.documentElement.scrollWidth") > WIDTH  # 32 steps do not fit
-    browser.evaluate("window.scrollTo(600, 400)")
-    assert browser.evaluate("window.scrollX") >= 300 and browser.evaluate("window.scrollY") == 400
+    down = browser.evaluate("document.getElementById('matrix').offsetTop") + 400  # into the matrix
+    browser.evaluate(f"window.scrollTo(600, {down})")
+    assert browser.evaluate("window.scrollX") >= 300 and browser.evaluate("window.scrollY") == down
     learner = box(browser, "tr[data-name='learner020'] th.host")
     assert abs(learner["left"]) <= 1
     assert browser.evaluate(f"document.elementFromPoint(20, {learner['top'] + learner['height'] / 2}).closest('th.host')"

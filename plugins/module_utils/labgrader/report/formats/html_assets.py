@@ -169,7 +169,7 @@ color:var(--err);font-weight:600}
 .s-NOT_STARTED{background:#f4f5f7;color:#5f6670;font-style:italic}
 .teach{margin:.4rem 0 .6rem;font-size:.85rem}
 .teach h2{font-size:.95rem;margin:.2rem 0}
-.teach-steps{margin:0;padding:0;list-style:none;columns:2 30rem;column-gap:1.5rem}
+.teach-steps{margin:0;padding:0;list-style:none;columns:3 24rem;column-gap:1.5rem}
 .teach-steps li{break-inside:avoid;padding:.1rem 0}
 .tstep{color:var(--muted);margin-right:.2rem}
 button.fc{font:inherit;font-size:.8rem;border:1px solid var(--line);border-radius:10px;background:var(--fail-bg);
