@@ -150,7 +150,7 @@ SUMMARY_KEYS = ["PASS", "FAIL", "PENDING", "ERROR", "total"]
 def test_grades_json_shape_and_one_record_per_check():
     built = build()
     grades = json.loads(built["contents"]["grades.json"])
-    assert list(grades) == ["schema", "generated_at", "lang", "counts", "labs", "hosts", "records", "run"]
+    assert list(grades) == ["schema", "generated_at", "lang", "counts", "labs", "hosts", "records", "run", "history"]
     assert grades["schema"] == "lab-grades/v1"
     assert grades["generated_at"] == GENERATED_AT
     assert grades["labs"] == [
@@ -172,7 +172,7 @@ def test_grades_json_shape_and_one_record_per_check():
             assert list(result) == ["status", "summary", "error", "steps"]
             assert list(result["summary"]) == SUMMARY_KEYS
             for step in result["steps"]:
-                assert list(step) == ["step", "title", "status", "summary"]
+                assert list(step) == ["step", "title", "status", "summary", "first_passed"]
     l02 = grades["hosts"][1]
     assert l02["labs"]["capa-src"]["status"] == "FAIL"
     assert l02["labs"]["capa-src"]["summary"] == {"PASS": 3, "FAIL": 1, "PENDING": 1, "ERROR": 0, "total": 5}
@@ -329,7 +329,8 @@ def body_rows(page):
 def test_html_rows_cells_and_error_row():
     rows = body_rows(html_page())
     assert len(rows) == 5
-    names = [re.search(r'<th class="host" scope="row">(.*?)<span', r).group(1) for r in rows]
+    name = r'<th class="host" scope="row">(?:<button type="button" class="hn" data-h="\d">)?(.*?)(?:</button>)?<span'
+    names = [re.search(name, r).group(1) for r in rows]
     assert names == ["learner01", "learner02", "learner03", "learner04", "learner10"]
     assert rows[2].startswith('<tr class="host-error" data-i="2" data-name="learner03" data-sev="4" ')
     assert 'class="env-error" colspan="6"' in rows[2]
@@ -616,7 +617,8 @@ def test_every_format_shows_the_characters_as_the_same_escapes():
     data = page_json(contents["index.html"], "data")
     assert [row[2] for row in data["rows"] if row[1] == "FAIL"] == [BIDI_SHOWN]
     assert "learner" + BIDI_SHOWN in [host["n"] for host in data["hosts"]]
-    assert f'<th class="host" scope="row">learner{BIDI_SHOWN}' in contents["index.html"]
+    name = f'<th class="host" scope="row"><button type="button" class="hn" data-h="1">learner{BIDI_SHOWN}'
+    assert name in contents["index.html"]
     assert f"! environment unhealthy: {BIDI_SHOWN[:40]}" in contents["matrix"]  # cut at 100 columns
 
 

@@ -41,6 +41,9 @@ LABELS = {
         "teach_tip": "{count} learners fail {check}: show them",
         "teach_none": "No learner who started a lab fails a check.",
         "kept": "grades of {time}: the re-grade of {at} failed ({kind})",
+        "progress": "Class progress: pass rate per step over {runs} runs since {time}",
+        "progress_tip": "Step {step}: {title}; pass rate {first}% at the first run, {last}% now",
+        "first_passed": "First passed", "not_yet": "not yet", "learner_history": "When each step first passed",
     },
     "ja": {
         "title": "クラスレポート", "generated": "作成日時", "learner": "受講者", "score": "スコア",
@@ -79,6 +82,10 @@ LABELS = {
         "teach_tip": "{count} 人が {check} で不合格です。その受講者を表示します",
         "teach_none": "ラボを始めた受講者に不合格のチェックはありません。",
         "kept": "{time} の採点結果です。{at} の再採点は失敗しました（{kind}）",
+        "progress": "クラスの進み具合: {time} 以降の {runs} 回の実行でのステップごとの合格率",
+        "progress_tip": "ステップ {step}: {title}。合格率は最初の実行で {first}%、現在 {last}% です",
+        "first_passed": "初めて合格した日時", "not_yet": "まだ合格していません",
+        "learner_history": "各ステップに初めて合格した日時",
     },
     "ko": {
         "title": "클래스 리포트", "generated": "작성 시각", "learner": "수강생", "score": "점수",
@@ -117,6 +124,10 @@ LABELS = {
         "teach_tip": "{count}명이 {check} 검사에 실패했습니다. 그 수강생을 표시합니다",
         "teach_none": "랩을 시작한 수강생 중 실패한 검사가 없습니다.",
         "kept": "{time}의 채점 결과입니다. {at}의 재채점은 실패했습니다 ({kind})",
+        "progress": "클래스 진행 상황: {time} 이후 {runs}회 실행의 단계별 통과율",
+        "progress_tip": "단계 {step}: {title}. 통과율은 첫 실행에서 {first}%, 현재 {last}%입니다",
+        "first_passed": "처음 통과한 시각", "not_yet": "아직 통과하지 않았습니다",
+        "learner_history": "각 단계를 처음 통과한 시각",
     },
 }
 

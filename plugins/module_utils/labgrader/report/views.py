@@ -105,6 +105,23 @@ def host_score(host):
     return {"passed": sum(1 for c in checks if c["status"] == PASS), "total": len(checks)}
 
 
+def class_rates(hosts):
+    """{"<lab>.<step>": [passed, graded]}: per step, how many graded learners whose lab result has
+    it (the lab not in error) pass it."""
+    rates = {}
+    for host in hosts:
+        if host["state"] != "graded":
+            continue
+        for lab_id, lab in host["labs"].items():
+            if lab["error"]:
+                continue
+            for step in lab["steps"]:
+                rate = rates.setdefault(f"{lab_id}.{step['step']}", [0, 0])
+                rate[0] += step["status"] == PASS
+                rate[1] += 1
+    return rates
+
+
 def compute_counts(hosts):
     counts = summarize([])
     labs_in_error = 0

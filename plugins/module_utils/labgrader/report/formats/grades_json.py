@@ -18,7 +18,7 @@ RECORD_KEYS = ("lab", "step", "check", "status", "expected", "found", "message_k
                "hint", "hint_key")
 
 
-def build_grades(hosts, generated_at, lang="en", run=None):
+def build_grades(hosts, generated_at, lang="en", run=None, history=None):
     out_hosts = []
     records = []
     for host in hosts:
@@ -29,7 +29,7 @@ def build_grades(hosts, generated_at, lang="en", run=None):
                 "summary": lab["summary"],
                 "error": lab["error"],
                 "steps": [{"step": s["step"], "title": s["title"], "status": s["status"],
-                           "summary": s["summary"]} for s in lab["steps"]],
+                           "summary": s["summary"], "first_passed": s.get("first_passed")} for s in lab["steps"]],
             }
             for step in lab["steps"]:
                 for c in step["checks"]:
@@ -53,6 +53,7 @@ def build_grades(hosts, generated_at, lang="en", run=None):
         "hosts": out_hosts,
         "records": records,
         "run": run or {"scope": "class", "graded": [h["host"] for h in hosts], "carried": [], "previous": None},
+        "history": history or [],
     }
 
 

@@ -58,6 +58,20 @@ data-i18n="{{ key }}" data-title data-args='{{ kwargs|json_text }}' title="{{ la
 </li>{% endfor -%}
 </ul>{% else %}<p class="note">{{ l("teach_none") }}</p>{% endif -%}
 </section>
+{% if progress -%}
+<section class="progress" aria-labelledby="progress-h"><h2 id="progress-h">{{ l("progress", runs=progress.runs, time=progress.since) }}</h2>
+{%- for lab in progress.labs %}<div class="plab"><span class="plab-id">{{ lab.id }}</span>
+{%- for step in lab.steps %}<figure class="spark">
+{%- if step.last %}<svg width="{{ spark[0] }}" height="{{ spark[1] }}" viewBox="0 0 {{ spark[0] }} {{ spark[1] }}" role="img" aria-label="{{ label("progress_tip", step=step.step, title=step.title, first=step.first[2], last=step.last[2]) }}">
+{#- #}<title>{{ label("progress_tip", step=step.step, title=step.title, first=step.first[2], last=step.last[2]) }}</title>
+{#- #}<line x1="0" y1="{{ spark[1] / 2 }}" x2="{{ spark[0] }}" y2="{{ spark[1] / 2 }}" stroke="#dfe2e6" stroke-dasharray="2 2"/>
+{#- #}<polyline points="{{ step.points }}" fill="none" stroke="#1a73e8" stroke-width="1.6"/>
+{#- #}<circle cx="{{ step.last[0] }}" cy="{{ step.last[1] }}" r="2.4" fill="#1a73e8"/></svg>
+{%- else %}<svg width="{{ spark[0] }}" height="{{ spark[1] }}" aria-hidden="true"></svg>{% endif -%}
+<figcaption>{{ step.step }}{% if step.last %} <b>{{ step.last[2] }}%</b>{% endif %}</figcaption></figure>
+{%- endfor %}</div>{% endfor -%}
+</section>
+{% endif -%}
 <div class="toolbar noprint">
 <label>{{ l("show") }}: <select id="f-show">
 {%- for key in filters %}<option value="{{ key }}" data-i18n="{{ key }}">{{ label(key) }}</option>{% endfor -%}
@@ -91,7 +105,7 @@ data-i18n="{{ key }}" data-title data-args='{{ kwargs|json_text }}' title="{{ la
 <tbody id="rows">
 {% for row in rows -%}
 <tr{% if row.classes %} class="{{ row.classes }}"{% endif %} data-i="{{ row.i }}" data-name="{{ row.name }}" data-sev="{{ row.sev }}" data-score="{{ row.ratio }}" data-has="{{ row.present }}" data-fail="{{ row.not_passing }}" data-chg="{{ row.chg }}" data-up="{{ row.up }}">
-{#- #}<th class="host" scope="row">{{ row.name }}<span class="lang">{{ row.lang }}</span>
+{#- #}<th class="host" scope="row">{% if row.error %}{{ row.name }}{% else %}<button type="button" class="hn" data-h="{{ row.i }}">{{ row.name }}</button>{% endif %}<span class="lang">{{ row.lang }}</span>
 {%- if row.carried %}<span class="old" {{ tip("earlier", time=row.graded_at) }}>↺</span>{% endif -%}
 {%- if row.kept %}<span class="kept" {{ tip("kept", time=row.graded_at, at=row.kept.at, kind=label(row.kept.kind)) }}>⚠ {{ row.graded_at }}</span>{% endif %}</th>
 {%- if row.error -%}
@@ -175,10 +189,17 @@ color:var(--err);font-weight:600}
 button.fc{font:inherit;font-size:.8rem;border:1px solid var(--line);border-radius:10px;background:var(--fail-bg);
 color:var(--fail);padding:0 .45rem;cursor:pointer}
 button.fc[aria-pressed=true]{outline:2px solid #1a73e8;outline-offset:1px}
-button.sort{all:unset;cursor:pointer}
+button.sort,button.hn{all:unset;cursor:pointer}
+button.hn:hover,button.hn:focus-visible{text-decoration:underline;outline:2px solid #1a73e8}
 button.sort:focus-visible{outline:2px solid #1a73e8}
 th[aria-sort=ascending] button.sort::after{content:" \25b2";font-size:.7em}
 th[aria-sort=descending] button.sort::after{content:" \25bc";font-size:.7em}
+.progress{margin:.4rem 0 .6rem;font-size:.85rem}
+.progress h2{font-size:.95rem;margin:.2rem 0}
+.plab{display:flex;flex-wrap:wrap;align-items:flex-end;gap:.2rem .5rem;margin:.2rem 0}
+.plab-id{font-weight:600;min-width:5.5rem}
+figure.spark{margin:0;text-align:center;font-size:.72rem;color:var(--muted)}
+figure.spark svg{display:block;background:#f7f8fa;border:1px solid #e3e5e8;border-radius:3px}
 .kept{color:var(--fail);margin-left:.25rem;font-size:.7rem;font-weight:600}
 td.up{box-shadow:inset 0 -3px 0 #1a73e8}
 tr.host-error th.host{background:#f1eef8}
@@ -272,7 +293,15 @@ function pick(v,h){if(typeof v==='string')return [v,mode==='page'&&h.l!==ui];
 var i=D.langs.indexOf(mode==='page'?ui:h.l);return [v[i<0?0:i],false];}
 function worstFirst(ids){return ids.slice().sort(function(a,b){return D.sev[D.rows[b][1]]-D.sev[D.rows[a][1]];});}
 var pop=$('pop');
-function show(b){var p=b.getAttribute('data-c').split(' ').map(Number),h=D.hosts[p[0]];
+function historyTable(h){var tb=el('table','checks'),tr=el('tr'),th=el('thead'),body=el('tbody');
+['step','status','first_passed'].forEach(function(k){tr.appendChild(el('th',null,t(k)));});th.appendChild(tr);tb.appendChild(th);
+D.labs.forEach(function(lab,li){var res=h.s[li],fp=h.f[li];if(!res||!fp)return;lab.steps.forEach(function(st,si){
+var step=res[si];if(!step)return;var row=el('tr');
+row.appendChild(el('td',null,lab.id+' '+st.step+': '+(st.titles[mode==='page'?ui:h.l]||st.title)));
+row.appendChild(el('td','s-'+step[0],D.sym[step[0]]+' '+t(step[0])));
+row.appendChild(el('td',null,fp[si]>=0?D.times[fp[si]]:t('not_yet')));body.appendChild(row);});});
+tb.appendChild(body);return tb;}
+function show(b){var hist=b.hasAttribute('data-h'),p=b.getAttribute(hist?'data-h':'data-c').split(' ').map(Number),h=D.hosts[p[0]];
 pop.textContent='';var x=el('button','x','\u00d7');x.type='button';x.title=t('close');
 x.addEventListener('click',close);pop.appendChild(x);
 var head=el('h3');head.appendChild(document.createTextNode(h.n+' '));pop.appendChild(head);
@@ -282,13 +311,15 @@ var sel=el('select');[['learner',t('msg_learner')+' ('+h.l+')'],['page',t('msg_p
 var op=el('option',null,o[1]);op.value=o[0];op.selected=o[0]===mode;sel.appendChild(op);});
 sel.addEventListener('change',function(){mode=sel.value;show(b);});ls.appendChild(sel);meta.appendChild(ls);}
 pop.appendChild(meta);
-if(p.length===1){var k=el('span','kind',t(h.e.k));head.appendChild(k);pop.appendChild(el('p',null,h.e.m));
+if(hist){head.appendChild(document.createTextNode('\u2014 '+t('learner_history')));pop.appendChild(historyTable(h));}
+else if(p.length===1){var k=el('span','kind',t(h.e.k));head.appendChild(k);pop.appendChild(el('p',null,h.e.m));
 pop.appendChild(el('pre',null,h.e.d));}
 else{var lab=D.labs[p[1]],res=h.s[p[1]];head.appendChild(document.createTextNode('\u2014 '+lab.id));
 if(p.length===2){head.appendChild(el('span','kind',t(res.k)));pop.appendChild(el('p',null,res.e));}
 else{var st=lab.steps[p[2]],step=res[p[2]];
 head.appendChild(document.createTextNode(' \u00b7 '+t('step')+' '+st.step+': '+(st.titles[mode==='page'?ui:h.l]||st.title)+' '));
 head.appendChild(el('span','badge s-'+step[0],t(step[0])));
+var fp=h.f[p[1]];if(fp)pop.appendChild(el('p','meta',t('first_passed')+': '+(fp[p[2]]>=0?D.times[fp[p[2]]]:t('not_yet'))));
 if(!step[1].length)pop.appendChild(el('p',null,t('no_checks')));else{
 var tb=el('table','checks'),cg=el('colgroup');[11,17,30,13,13,16].forEach(function(w){var c=el('col');
 c.style.width=w+'%';cg.appendChild(c);});tb.appendChild(cg);var tr=el('tr');
@@ -304,11 +335,11 @@ var r=b.getBoundingClientRect(),w=pop.offsetWidth,hh=pop.offsetHeight,sx=window.
 var left=Math.max(sx+8,Math.min(r.left+sx,sx+document.documentElement.clientWidth-w-8));
 var top=r.bottom+sy+4;if(r.bottom+hh+8>window.innerHeight&&r.top-hh-4>0)top=r.top+sy-hh-4;
 pop.style.left=left+'px';pop.style.top=top+'px';}
-function open(b){if(opened)opened.parentNode.classList.remove('open');opened=b;b.parentNode.classList.add('open');
+function open(b){if(opened)opened.parentNode.classList.remove('open');opened=b;b.parentNode.classList.add('open');mode='learner';
 show(b);pop.focus({preventScroll:true});}
 function close(){if(!opened)return;var b=opened;opened=null;pop.hidden=true;b.parentNode.classList.remove('open');
 b.focus({preventScroll:true});}
-document.addEventListener('click',function(e){var b=e.target.closest('button[data-c]');
+document.addEventListener('click',function(e){var b=e.target.closest('button[data-c],button[data-h]');
 if(b){e.preventDefault();if(b===opened)close();else open(b);return;}
 var sb=e.target.closest('button.sort');if(sb){var s0=sb.getAttribute('data-sort'),k=sortKey||fSort.value;
 sortKey=k===s0&&REVERSE[s0]?REVERSE[s0]:s0;apply();return;}

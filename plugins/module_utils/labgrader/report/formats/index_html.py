@@ -20,6 +20,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import xml_safe
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import (
     NOT_STARTED,
+    class_rates,
     compute_counts,
     host_score,
     lab_columns,
@@ -72,14 +73,9 @@ def _template():
 
 def pass_rates(hosts, columns):
     """{(lab index, step index): (passed, graded)} over graded hosts whose lab result has the step."""
-    rates = {}
-    for li, lab in enumerate(columns):
-        for si, column in enumerate(lab["steps"]):
-            statuses = [s["status"] for h in hosts if h["state"] == "graded"
-                        for result in [h["labs"].get(lab["id"])] if result and not result["error"]
-                        for s in result["steps"] if s["step"] == column["step"]]
-            rates[(li, si)] = (statuses.count(PASS), len(statuses))
-    return rates
+    rates = class_rates(hosts)
+    return {(li, si): tuple(rates.get(f"{lab['id']}.{column['step']}", (0, 0)))
+            for li, lab in enumerate(columns) for si, column in enumerate(lab["steps"])}
 
 
 def _row_facts(host, columns):
@@ -197,6 +193,35 @@ def _teach(hosts, columns, lang):
             for item in most_failed(hosts, columns)]
 
 
+SPARK_WIDTH, SPARK_HEIGHT, SPARK_PAD = 96, 34, 3  # one step's chart of its pass rate over the runs
+
+
+def _progress(history, columns, lang):
+    """The class's pass rate per step over the runs of `history` (grades.json), as the page draws
+    it: per lab, per step an SVG polyline (oldest run left, 0 % bottom, 100 % top) and the
+    first and last rates; None with fewer than two runs (nothing to follow yet)."""
+    if len(history) < 2:
+        return None
+    span_x, span_y = SPARK_WIDTH - 2 * SPARK_PAD, SPARK_HEIGHT - 2 * SPARK_PAD
+    out = []
+    for lab in columns:
+        steps = []
+        for column in lab["steps"]:
+            key = f"{lab['id']}.{column['step']}"
+            points = []
+            for index, run in enumerate(history):
+                passed, graded = run["rates"].get(key, (0, 0))
+                if graded:
+                    x = SPARK_PAD + span_x * index / (len(history) - 1)
+                    y = SPARK_PAD + span_y * (1 - passed / graded)
+                    points.append((round(x, 1), round(y, 1), round(100 * passed / graded)))
+            steps.append({"step": column["step"], "title": step_title(column, lang),
+                          "points": " ".join(f"{x},{y}" for x, y, _ in points),
+                          "last": points[-1] if points else None, "first": points[0] if points else None})
+        out.append({"id": lab["id"], "steps": steps})
+    return {"runs": len(history), "since": history[0]["at"], "labs": out}
+
+
 def _partial(run):
     """What the page says about a partial run (None for a run of the whole class)."""
     if not run or run["scope"] != "partial":
@@ -206,7 +231,7 @@ def _partial(run):
             "previous": previous is not None, "time": previous["generated_at"] if previous else ""}
 
 
-def build_html(hosts, generated_at, lang="en", title="", run=None, render_message=None, render_hint=None):
+def build_html(hosts, generated_at, lang="en", title="", run=None, render_message=None, render_hint=None, history=()):
     """The page of `hosts` (the class view of one run); render_message/render_hint render a
     check's message and hint in another language (page_data.translations)."""
     lang = lang if lang in LABELS else "en"
@@ -219,6 +244,7 @@ def build_html(hosts, generated_at, lang="en", title="", run=None, render_messag
         label=lambda key, **params: label(lang, key, **params), languages=LANGUAGE_NAMES,
         statuses=STATUSES, sym=SYMBOLS_SHOWN, filters=FILTERS, sorts=SORTS, counts=counts,
         partial=_partial(run), columns=_columns(hosts, columns, lang), teach=_teach(hosts, columns, lang),
+        progress=_progress(list(history), columns, lang), spark=(SPARK_WIDTH, SPARK_HEIGHT),
         ncols=sum(max(1, len(lab["steps"])) for lab in columns),
         pass_percent=round(100 * counts[PASS] / counts["total"]) if counts["total"] else 0,
         with_change=previous is not None, previous_time=previous["generated_at"] if previous is not None else "",
@@ -229,4 +255,4 @@ def build_html(hosts, generated_at, lang="en", title="", run=None, render_messag
 
 
 def render(view):
-    return build_html(view.hosts, view.generated_at, view.lang, view.title, view.run)
+    return build_html(view.hosts, view.generated_at, view.lang, view.title, view.run, history=view.grades["history"])

@@ -57,7 +57,15 @@ function pick(v,h){if(typeof v==='string')return [v,mode==='page'&&h.l!==ui];
 var i=D.langs.indexOf(mode==='page'?ui:h.l);return [v[i<0?0:i],false];}
 function worstFirst(ids){return ids.slice().sort(function(a,b){return D.sev[D.rows[b][1]]-D.sev[D.rows[a][1]];});}
 var pop=$('pop');
-function show(b){var p=b.getAttribute('data-c').split(' ').map(Number),h=D.hosts[p[0]];
+function historyTable(h){var tb=el('table','checks'),tr=el('tr'),th=el('thead'),body=el('tbody');
+['step','status','first_passed'].forEach(function(k){tr.appendChild(el('th',null,t(k)));});th.appendChild(tr);tb.appendChild(th);
+D.labs.forEach(function(lab,li){var res=h.s[li],fp=h.f[li];if(!res||!fp)return;lab.steps.forEach(function(st,si){
+var step=res[si];if(!step)return;var row=el('tr');
+row.appendChild(el('td',null,lab.id+' '+st.step+': '+(st.titles[mode==='page'?ui:h.l]||st.title)));
+row.appendChild(el('td','s-'+step[0],D.sym[step[0]]+' '+t(step[0])));
+row.appendChild(el('td',null,fp[si]>=0?D.times[fp[si]]:t('not_yet')));body.appendChild(row);});});
+tb.appendChild(body);return tb;}
+function show(b){var hist=b.hasAttribute('data-h'),p=b.getAttribute(hist?'data-h':'data-c').split(' ').map(Number),h=D.hosts[p[0]];
 pop.textContent='';var x=el('button','x','\u00d7');x.type='button';x.title=t('close');
 x.addEventListener('click',close);pop.appendChild(x);
 var head=el('h3');head.appendChild(document.createTextNode(h.n+' '));pop.appendChild(head);
@@ -67,13 +75,15 @@ var sel=el('select');[['learner',t('msg_learner')+' ('+h.l+')'],['page',t('msg_p
 var op=el('option',null,o[1]);op.value=o[0];op.selected=o[0]===mode;sel.appendChild(op);});
 sel.addEventListener('change',function(){mode=sel.value;show(b);});ls.appendChild(sel);meta.appendChild(ls);}
 pop.appendChild(meta);
-if(p.length===1){var k=el('span','kind',t(h.e.k));head.appendChild(k);pop.appendChild(el('p',null,h.e.m));
+if(hist){head.appendChild(document.createTextNode('\u2014 '+t('learner_history')));pop.appendChild(historyTable(h));}
+else if(p.length===1){var k=el('span','kind',t(h.e.k));head.appendChild(k);pop.appendChild(el('p',null,h.e.m));
 pop.appendChild(el('pre',null,h.e.d));}
 else{var lab=D.labs[p[1]],res=h.s[p[1]];head.appendChild(document.createTextNode('\u2014 '+lab.id));
 if(p.length===2){head.appendChild(el('span','kind',t(res.k)));pop.appendChild(el('p',null,res.e));}
 else{var st=lab.steps[p[2]],step=res[p[2]];
 head.appendChild(document.createTextNode(' \u00b7 '+t('step')+' '+st.step+': '+(st.titles[mode==='page'?ui:h.l]||st.title)+' '));
 head.appendChild(el('span','badge s-'+step[0],t(step[0])));
+var fp=h.f[p[1]];if(fp)pop.appendChild(el('p','meta',t('first_passed')+': '+(fp[p[2]]>=0?D.times[fp[p[2]]]:t('not_yet'))));
 if(!step[1].length)pop.appendChild(el('p',null,t('no_checks')));else{
 var tb=el('table','checks'),cg=el('colgroup');[11,17,30,13,13,16].forEach(function(w){var c=el('col');
 c.style.width=w+'%';cg.appendChild(c);});tb.appendChild(cg);var tr=el('tr');
@@ -89,11 +99,11 @@ var r=b.getBoundingClientRect(),w=pop.offsetWidth,hh=pop.offsetHeight,sx=window.
 var left=Math.max(sx+8,Math.min(r.left+sx,sx+document.documentElement.clientWidth-w-8));
 var top=r.bottom+sy+4;if(r.bottom+hh+8>window.innerHeight&&r.top-hh-4>0)top=r.top+sy-hh-4;
 pop.style.left=left+'px';pop.style.top=top+'px';}
-function open(b){if(opened)opened.parentNode.classList.remove('open');opened=b;b.parentNode.classList.add('open');
+function open(b){if(opened)opened.parentNode.classList.remove('open');opened=b;b.parentNode.classList.add('open');mode='learner';
 show(b);pop.focus({preventScroll:true});}
 function close(){if(!opened)return;var b=opened;opened=null;pop.hidden=true;b.parentNode.classList.remove('open');
 b.focus({preventScroll:true});}
-document.addEventListener('click',function(e){var b=e.target.closest('button[data-c]');
+document.addEventListener('click',function(e){var b=e.target.closest('button[data-c],button[data-h]');
 if(b){e.preventDefault();if(b===opened)close();else open(b);return;}
 var sb=e.target.closest('button.sort');if(sb){var s0=sb.getAttribute('data-sort'),k=sortKey||fSort.value;
 sortKey=k===s0&&REVERSE[s0]?REVERSE[s0]:s0;apply();return;}
