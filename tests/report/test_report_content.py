@@ -166,7 +166,7 @@ def test_grades_json_shape_and_one_record_per_check():
     assert grades["run"] == {"scope": "class", "graded": ["learner01", "learner02", "learner03", "learner04",
                                                           "learner10"], "carried": [], "previous": None}
     for host in grades["hosts"]:
-        assert list(host) == ["host", "lang", "state", "error", "score", "labs", "graded_at", "change"]
+        assert list(host) == ["host", "learner_id", "lang", "state", "error", "score", "labs", "graded_at", "change"]
         assert host["graded_at"] == GENERATED_AT and host["change"] is None
         for result in host["labs"].values():
             assert list(result) == ["status", "summary", "error", "steps"]
@@ -178,7 +178,7 @@ def test_grades_json_shape_and_one_record_per_check():
     assert l02["labs"]["capa-src"]["summary"] == {"PASS": 3, "FAIL": 1, "PENDING": 1, "ERROR": 0, "total": 5}
     assert l02["score"] == {"passed": 6, "total": 8}
     assert grades["hosts"][2] == {
-        "host": "learner03", "lang": "en", "state": "error",
+        "host": "learner03", "learner_id": "", "lang": "en", "state": "error",
         "error": {"kind": "unreachable", "message": "ssh: connect to host 10.0.0.3 port 22: timed out",
                   "details": {"rc": 255}},
         "score": {"passed": 0, "total": 0}, "labs": {}, "graded_at": GENERATED_AT, "change": None}
@@ -508,17 +508,18 @@ def csv_rows(records=None):
 
 def test_csv_one_row_per_learner_with_step_status_and_points():
     rows = csv_rows()
-    assert rows[0] == ["learner", "lang", "state", "error", "graded_at", "passed", "total", "percent",
+    assert rows[0] == ["learner", "learner_id", "lang", "state", "error", "graded_at", "passed", "total", "percent",
                        "capa-src passed", "cgoa-ci passed", "capa-src total", "cgoa-ci total",
+                       "capa-src percent", "cgoa-ci percent",
                        "capa-src step 1", "capa-src step 1 passed", "capa-src step 2", "capa-src step 2 passed",
                        "capa-src step 3", "capa-src step 3 passed", "cgoa-ci step 1", "cgoa-ci step 1 passed",
                        "cgoa-ci step 2", "cgoa-ci step 2 passed"]
     assert [r[0] for r in rows[1:]] == ["learner01", "learner02", "learner03", "learner04", "learner10"]
-    assert rows[2] == ["learner02", "ja", "graded", "", GENERATED_AT, "6", "8", "75.0", "3", "3", "5", "3",
-                       "PASS", "2", "FAIL", "1", "PENDING", "0", "PASS", "1", "PASS", "2"]
-    assert rows[3][:8] == ["learner03", "en", "error", "unreachable: ssh: connect to host 10.0.0.3 port 22: timed out",
+    assert rows[2] == ["learner02", "", "ja", "graded", "", GENERATED_AT, "6", "8", "75.0", "3", "3", "5", "3",
+                       "60.0", "100.0", "PASS", "2", "FAIL", "1", "PENDING", "0", "PASS", "1", "PASS", "2"]
+    assert rows[3][:9] == ["learner03", "", "en", "error", "unreachable: ssh: connect to host 10.0.0.3 port 22: timed out",
                            GENERATED_AT, "0", "0", ""]
-    assert rows[3][8:] == [""] * 14
+    assert rows[3][9:] == [""] * 16
     assert rows[5][-4:] == ["", "", "", ""]  # learner10: cgoa-ci not graded
 
 
@@ -529,9 +530,9 @@ def test_csv_cells_never_start_a_formula():
                record("k", "en", {"capa-src": capa()})]
     rows = csv_rows(records)
     assert [r[0] for r in rows[1:]] == ["'=HYPERLINK(\"http://x\")", "'@SUM(A1)", "k"]
-    assert rows[1][3] == "capa-src: grader error: the grading module failed: boom"
-    assert rows[1][12:18] == ["ERROR", "0", "ERROR", "0", "ERROR", "0"]  # the lab in error, step by step
-    assert rows[2][3] == "grader error: -1+1"
+    assert rows[1][4] == "capa-src: grader error: the grading module failed: boom"
+    assert rows[1][15:21] == ["ERROR", "0", "ERROR", "0", "ERROR", "0"]  # the lab in error, step by step
+    assert rows[2][4] == "grader error: -1+1"
 
 
 # --- terminal matrix ------------------------------------------------------------------------
@@ -593,7 +594,7 @@ def bidi_contents():
 
 def test_no_format_carries_a_bidi_override_or_control_character():
     contents = bidi_contents()
-    assert len(contents) == 7  # grades.json, .csv, junit.xml, index.html, the matrix and two learner texts
+    assert len(contents) == 8  # grades.json, .csv, checks.csv, junit.xml, index.html, the matrix and two learner texts
     for name, text in contents.items():
         assert (name, [ch for ch in BIDI_RAW if ch in text]) == (name, [])
         assert (name, "\r" in text.replace("\r\n", "")) == (name, False)  # the CSV's own line ends are CRLF

@@ -9,6 +9,7 @@ import os
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.normalize import (
     host_error,
     lab_error,
+    learner_id,
     norm_check,
     norm_lab,
 )
@@ -73,6 +74,7 @@ def hosts_from_grades(grades):
                     step["first_passed"] = first.get(step["step"])
             host = {"host": name, "lang": lang, "state": "graded", "error": None, "labs": labs}
         host["graded_at"] = graded_at
+        host["learner_id"] = learner_id(raw)
         hosts.append(host)
     return hosts
 

@@ -36,6 +36,7 @@ def build_grades(hosts, generated_at, lang="en", run=None, history=None):
                     records.append({"host": host["host"], **{k: c[k] for k in RECORD_KEYS}})
         out_hosts.append({
             "host": host["host"],
+            "learner_id": host.get("learner_id", ""),
             "lang": host["lang"],
             "state": host["state"],
             "error": host["error"],
