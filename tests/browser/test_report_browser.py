@@ -125,13 +125,33 @@ def select(browser, element_id, value):
                      "s.dispatchEvent(new Event('change'))")
 
 
-def what_to_teach_and_not_started(browser, built):
+def a_learners_history(browser, tmp_path, built, learners):
+    """A learner's name opens when they first passed each step (from grades.json's first_passed)."""
+    host = next(h for h in built["hosts"] if h["state"] == "graded" and h["host"] >= "learner003")
+    steps = [(lab_id, s) for lab_id, lab in host["labs"].items() if not lab["error"] for s in lab["steps"]]
+    browser.evaluate("window.scrollTo(0, 0)")
+    click(browser, f"tr[data-name='{host['host']}'] button.hn")
+    text = browser.evaluate("document.getElementById('pop').innerText")
+    assert f"{host['host']} \u2014 When each step first passed" in text
+    assert browser.evaluate("document.querySelectorAll('#pop table.checks tbody tr').length") == len(steps)
+    cells = browser.evaluate("[].map.call(document.querySelectorAll('#pop table.checks tbody tr'),"
+                             "function(r){return r.cells[2].textContent})")
+    assert cells == [s["first_passed"] or "not yet" for _, s in steps]
+    assert {s["first_passed"] for _, s in steps} - {None} <= {"2026-11-29T05:12:00Z", "2026-11-30T05:12:00Z"}
+    if learners == 200:
+        save(browser, tmp_path, "report-200-learner-history.png")
+    browser.key("Escape", "Escape")
+
+
+def what_to_teach_and_not_started(browser, built, tmp_path, learners):
     # the check most learners fail opens the learners concerned, and closes them again
     button = "section.teach button.fc"
     count = int(browser.evaluate(f"document.querySelector({json.dumps(button)}).querySelector('b').textContent"))
     concerned = browser.evaluate(f"document.querySelector({json.dumps(button)}).getAttribute('data-rows')").split()
     click(browser, button)
     assert browser.evaluate(VISIBLE_ROWS + ".map(function(r){return r.getAttribute('data-i')})") == sorted(concerned, key=int)
+    if learners == 200:
+        save(browser, tmp_path, "report-200-most-failed.png")
     assert len(concerned) == count
     assert browser.evaluate(f"document.querySelector({json.dumps(button)}).getAttribute('aria-pressed')") == "true"
     click(browser, button)
@@ -166,6 +186,74 @@ def hosts_in_error_sort_apart_and_headers_sort(browser):
     click(browser, "button.sort[data-sort='s_name']")
     names = browser.evaluate(VISIBLE_ROWS + ".map(function(r){return +r.getAttribute('data-i')})")
     assert names == sorted(names)
+
+
+ACTIVE_COLUMN = ("(function(){var td=document.activeElement.closest('td,th'),c=0;"
+                 "for(var x=td.parentNode.firstElementChild;x!==td;x=x.nextElementSibling)c+=x.colSpan;"
+                 "return [td.parentNode.getAttribute('data-name'),c];})()")
+
+
+def keyboard_and_screen_readers(browser):
+    # every cell's accessible name says learner, step and result
+    first = "tr[data-name='learner002'] button.c"
+    role, name = browser.accessible(first)
+    assert role == "button" and name.startswith("learner002, capa-src step 1 ") and "checks passed" in name
+    assert any(label in name for label in (": Pass,", ": Fail,", ": Pending (Argo CD still syncing),"))
+    # arrow keys move between cells: right, down (same column, next row shown), left to the name
+    browser.evaluate(f"document.querySelector({json.dumps(first)}).focus()")
+    browser.key("ArrowRight", "ArrowRight")
+    assert browser.evaluate(ACTIVE_COLUMN) == ["learner002", 2]
+    browser.key("ArrowDown", "ArrowDown")
+    assert browser.evaluate(ACTIVE_COLUMN) == ["learner003", 2]
+    browser.key("ArrowUp", "ArrowUp")
+    browser.key("ArrowLeft", "ArrowLeft")
+    browser.key("ArrowLeft", "ArrowLeft")
+    assert browser.evaluate(ACTIVE_COLUMN) == ["learner002", 0]
+    assert browser.accessible("tr[data-name='learner002'] button.hn") == ("button", "learner002: When each step first passed")
+    browser.key("ArrowRight", "ArrowRight")
+    # Enter opens the details: a labelled modal dialog with the focus, Tab stays in it
+    browser.key("Enter", "Enter")
+    assert browser.evaluate("!document.getElementById('pop').hidden")
+    role, name = browser.accessible("#pop")
+    assert role == "dialog" and name.startswith("learner002 \u2014 capa-src \u00b7 Step 1: ")
+    assert browser.evaluate("document.getElementById('pop').getAttribute('aria-modal')") == "true"
+    for shift in (False, False, False, True, True, True, True):
+        browser.key("Tab", "Tab", shift=shift)
+        assert browser.evaluate("document.getElementById('pop').contains(document.activeElement)")
+    browser.key("Escape", "Escape")
+    assert browser.evaluate(ACTIVE_COLUMN) == ["learner002", 1]
+    # step titles are on the page, not only in tooltips
+    title = browser.evaluate("JSON.parse(document.getElementById('data').textContent).labs[0].steps[2].titles.en")
+    assert title and title in browser.evaluate("document.querySelector('.steps-list').innerText")
+
+
+def message_language_stays_with_its_panel(browser, cell, other):
+    """'Messages in' chosen in one panel does not carry over to the next one."""
+    click(browser, cell)
+    browser.evaluate("var s=document.querySelector('#pop select');s.value='page';s.dispatchEvent(new Event('change'))")
+    browser.key("Escape", "Escape")
+    click(browser, other)
+    assert browser.evaluate("document.querySelector('#pop select').value") == "learner"
+    browser.key("Escape", "Escape")
+
+
+def details_read_as_a_list_at_390_px(browser, tmp_path, learners, cell):
+    browser.resize(390, 844)
+    try:
+        browser.evaluate("window.scrollTo(0, 0)")
+        click(browser, cell)
+        pop = box(browser, "#pop")
+        assert pop["left"] >= 0 and pop["right"] <= 390
+        assert browser.evaluate("getComputedStyle(document.querySelector('#pop table.checks td')).display") == "block"
+        assert browser.evaluate("getComputedStyle(document.querySelector('#pop table.checks thead')).display") == "none"
+        assert browser.evaluate("getComputedStyle(document.querySelector('#pop table.checks td'),'::before').content") == (
+            '"Status: "')
+        if learners == 8:
+            browser.evaluate("document.getElementById('pop').scrollIntoView()")
+            save(browser, tmp_path, "report-8-details-390.png")
+        browser.key("Escape", "Escape")
+    finally:
+        browser.resize(WIDTH, HEIGHT)
 
 
 def language_switch_relabels_the_page(browser, cell):
@@ -216,8 +304,12 @@ def test_class_report_layout_details_and_no_network(browser, tmp_path, learners)
     details_open_next_to_the_cell(browser, tmp_path, learners, cell)
     escape_closes_the_details(browser, cell)
     filters_and_sorts(browser, built)
-    what_to_teach_and_not_started(browser, built)
+    what_to_teach_and_not_started(browser, built, tmp_path, learners)
+    a_learners_history(browser, tmp_path, built, learners)
     hosts_in_error_sort_apart_and_headers_sort(browser)
+    keyboard_and_screen_readers(browser)
+    message_language_stays_with_its_panel(browser, cell, "tr[data-name='learner004'] td.s-FAIL button")
+    details_read_as_a_list_at_390_px(browser, tmp_path, learners, cell)
     language_switch_relabels_the_page(browser, cell)
     if learners == 200:
         header_and_details_far_down_the_page(browser, tmp_path)

@@ -44,6 +44,9 @@ LABELS = {
         "progress": "Class progress: pass rate per step over {runs} runs since {time}",
         "progress_tip": "Step {step}: {title}; pass rate {first}% at the first run, {last}% now",
         "first_passed": "First passed", "not_yet": "not yet", "learner_history": "When each step first passed",
+        "cell": "{learner}, {lab} step {step} {title}: {status}, {passed} checks passed",
+        "cell_lab": "{learner}, {lab}: {status}", "cell_host": "{learner}: {status}",
+        "steps": "Steps", "details": "Details",
     },
     "ja": {
         "title": "クラスレポート", "generated": "作成日時", "learner": "受講者", "score": "スコア",
@@ -86,6 +89,9 @@ LABELS = {
         "progress_tip": "ステップ {step}: {title}。合格率は最初の実行で {first}%、現在 {last}% です",
         "first_passed": "初めて合格した日時", "not_yet": "まだ合格していません",
         "learner_history": "各ステップに初めて合格した日時",
+        "cell": "{learner}、{lab} ステップ {step}「{title}」: {status}、合格したチェック {passed}",
+        "cell_lab": "{learner}、{lab}: {status}", "cell_host": "{learner}: {status}",
+        "steps": "ステップ", "details": "詳細",
     },
     "ko": {
         "title": "클래스 리포트", "generated": "작성 시각", "learner": "수강생", "score": "점수",
@@ -128,6 +134,9 @@ LABELS = {
         "progress_tip": "단계 {step}: {title}. 통과율은 첫 실행에서 {first}%, 현재 {last}%입니다",
         "first_passed": "처음 통과한 시각", "not_yet": "아직 통과하지 않았습니다",
         "learner_history": "각 단계를 처음 통과한 시각",
+        "cell": "{learner}, {lab} 단계 {step} ({title}): {status}, 통과한 검사 {passed}",
+        "cell_lab": "{learner}, {lab}: {status}", "cell_host": "{learner}: {status}",
+        "steps": "단계", "details": "상세",
     },
 }
 

@@ -11,7 +11,20 @@ function relabel(){document.querySelectorAll('[data-i18n]').forEach(function(e){
 var s=t(e.getAttribute('data-i18n'),a?JSON.parse(a):null);
 if(e.hasAttribute('data-title'))e.title=s;else e.textContent=s;});
 document.querySelectorAll('th[data-st]').forEach(function(e){var p=e.getAttribute('data-st').split('-');
-var st=D.labs[+p[0]].steps[+p[1]];e.title=st.titles[ui]||st.title;});}
+var st=D.labs[+p[0]].steps[+p[1]];e.title=st.titles[ui]||st.title;});
+document.querySelectorAll('[data-stt]').forEach(function(e){var p=e.getAttribute('data-stt').split('-');
+var st=D.labs[+p[0]].steps[+p[1]];e.textContent=st.titles[ui]||st.title;});
+nameCells();}
+function cellName(b,h){var p=b.getAttribute('data-c').split(' ').map(Number),td=b.parentNode;
+if(p.length===1)return t('cell_host',{learner:h.n,status:t(h.e.k)+' \u2014 '+t('env_error')});
+var lab=D.labs[p[1]];if(p.length===2)return t('cell_lab',{learner:h.n,lab:lab.id,status:t('lab_error')});
+if(td.classList.contains('s-NOT_STARTED'))return t('cell_lab',{learner:h.n,lab:lab.id,status:t('NOT_STARTED')});
+var st=lab.steps[p[2]],res=h.s[p[1]][p[2]];
+return t('cell',{learner:h.n,lab:lab.id,step:st.step,title:st.titles[ui]||st.title,status:t(res[0]),
+passed:b.textContent.trim().split(' ').pop()});}
+function nameCells(){rows.forEach(function(tr){var h=D.hosts[+tr.getAttribute('data-i')];
+tr.querySelectorAll('button.c').forEach(function(b){b.setAttribute('aria-label',cellName(b,h));});
+var n=tr.querySelector('button.hn');if(n)n.setAttribute('aria-label',h.n+': '+t('learner_history'));});}
 function setLang(l){if(!L[l])return;ui=l;root.setAttribute('data-ui',l);root.lang=l;relabel();if(opened)show(opened);}
 var tbody=$('rows'),rows=[].slice.call(tbody.rows),fShow=$('f-show'),fStep=$('f-step'),fSort=$('f-sort'),
 fName=$('f-name');
@@ -57,18 +70,20 @@ function pick(v,h){if(typeof v==='string')return [v,mode==='page'&&h.l!==ui];
 var i=D.langs.indexOf(mode==='page'?ui:h.l);return [v[i<0?0:i],false];}
 function worstFirst(ids){return ids.slice().sort(function(a,b){return D.sev[D.rows[b][1]]-D.sev[D.rows[a][1]];});}
 var pop=$('pop');
+function keyed(row,keys){[].forEach.call(row.cells,function(c,i){c.setAttribute('data-k',t(keys[i]));});}
 function historyTable(h){var tb=el('table','checks'),tr=el('tr'),th=el('thead'),body=el('tbody');
 ['step','status','first_passed'].forEach(function(k){tr.appendChild(el('th',null,t(k)));});th.appendChild(tr);tb.appendChild(th);
 D.labs.forEach(function(lab,li){var res=h.s[li],fp=h.f[li];if(!res||!fp)return;lab.steps.forEach(function(st,si){
 var step=res[si];if(!step)return;var row=el('tr');
 row.appendChild(el('td',null,lab.id+' '+st.step+': '+(st.titles[mode==='page'?ui:h.l]||st.title)));
 row.appendChild(el('td','s-'+step[0],D.sym[step[0]]+' '+t(step[0])));
-row.appendChild(el('td',null,fp[si]>=0?D.times[fp[si]]:t('not_yet')));body.appendChild(row);});});
+row.appendChild(el('td',null,fp[si]>=0?D.times[fp[si]]:t('not_yet')));keyed(row,['step','status','first_passed']);
+body.appendChild(row);});});
 tb.appendChild(body);return tb;}
 function show(b){var hist=b.hasAttribute('data-h'),p=b.getAttribute(hist?'data-h':'data-c').split(' ').map(Number),h=D.hosts[p[0]];
 pop.textContent='';var x=el('button','x','\u00d7');x.type='button';x.title=t('close');
 x.addEventListener('click',close);pop.appendChild(x);
-var head=el('h3');head.appendChild(document.createTextNode(h.n+' '));pop.appendChild(head);
+var head=el('h3');head.id='pop-h';head.appendChild(document.createTextNode(h.n+' '));pop.appendChild(head);
 var meta=el('p','meta');meta.appendChild(document.createTextNode(t('graded_at')+': '+h.g+'  '));
 if(h.l!==ui){var ls=el('label','mlang');ls.appendChild(document.createTextNode(t('msg_lang')+': '));
 var sel=el('select');[['learner',t('msg_learner')+' ('+h.l+')'],['page',t('msg_page')+' ('+ui+')']].forEach(function(o){
@@ -87,13 +102,13 @@ var fp=h.f[p[1]];if(fp)pop.appendChild(el('p','meta',t('first_passed')+': '+(fp[
 if(!step[1].length)pop.appendChild(el('p',null,t('no_checks')));else{
 var tb=el('table','checks'),cg=el('colgroup');[11,17,30,13,13,16].forEach(function(w){var c=el('col');
 c.style.width=w+'%';cg.appendChild(c);});tb.appendChild(cg);var tr=el('tr');
-['status','check','message','expected','found','hint'].forEach(function(k){tr.appendChild(el('th',null,t(k)));});
+var KS=['status','check','message','expected','found','hint'];KS.forEach(function(k){tr.appendChild(el('th',null,t(k)));});
 var th=el('thead');th.appendChild(tr);tb.appendChild(th);var body=el('tbody'),last='';
 worstFirst(step[1]).forEach(function(ri){var r=D.rows[ri],row=el('tr'),m=pick(r[2],h),hi=pick(r[5],h);
 row.appendChild(el('td','s-'+r[1],D.sym[r[1]]+' '+r[1]));var cc=el('td');cc.appendChild(el('code',null,r[0]));
 row.appendChild(cc);row.appendChild(el('td',null,m[0]+(m[1]?' '+t('untranslated'):'')));
 [r[3],r[4]].forEach(function(v){var c=el('td');c.appendChild(el('pre',null,v));row.appendChild(c);});
-row.appendChild(el('td',null,hi[0]&&hi[0]===last?'\u3003':hi[0]));last=hi[0]||last;body.appendChild(row);});tb.appendChild(body);pop.appendChild(tb);}}}
+row.appendChild(el('td',null,hi[0]&&hi[0]===last?'\u3003':hi[0]));last=hi[0]||last;keyed(row,KS);body.appendChild(row);});tb.appendChild(body);pop.appendChild(tb);}}}
 pop.hidden=false;
 var r=b.getBoundingClientRect(),w=pop.offsetWidth,hh=pop.offsetHeight,sx=window.scrollX,sy=window.scrollY;
 var left=Math.max(sx+8,Math.min(r.left+sx,sx+document.documentElement.clientWidth-w-8));
@@ -113,6 +128,21 @@ fc.setAttribute('aria-pressed',String(on));only=on?fc.getAttribute('data-rows').
 var rb=e.target.closest('td.rate button');if(rb){var s=rb.parentNode.getAttribute('data-step');
 fStep.value=fStep.value===s?'':s;apply();return;}
 if(opened&&!pop.contains(e.target))close();});
-document.addEventListener('keydown',function(e){if(e.key==='Escape')close();});
+function cellsOf(tr){var out=[],c=0;[].forEach.call(tr.cells,function(td){var b=td.querySelector('button.c,button.hn');
+if(b)out.push([c,c+td.colSpan,b]);c+=td.colSpan;});return out;}
+function move(b,dr,dc){var tr=b.closest('tr'),cells=cellsOf(tr),i=0;while(i<cells.length&&cells[i][2]!==b)i++;
+if(dc){var n=cells[i+dc];return n?n[2]:null;}
+var r=tr;do{r=dr>0?r.nextElementSibling:r.previousElementSibling;}while(r&&r.hidden);if(!r)return null;
+var col=cells[i][0],best=null,bd=1e9;cellsOf(r).forEach(function(x){var d=x[0]<=col&&col<x[1]?0:Math.abs(x[0]-col);
+if(d<bd){bd=d;best=x[2];}});return best;}
+var ARROWS={ArrowLeft:[0,-1],ArrowRight:[0,1],ArrowUp:[-1,0],ArrowDown:[1,0]};
+function trap(e){var f=[].filter.call(pop.querySelectorAll('button,select,a[href],[tabindex="0"]'),function(x){
+return x.offsetParent!==null;});if(!f.length){e.preventDefault();return;}var a=document.activeElement,first=f[0],last=f[f.length-1];
+if(!pop.contains(a)||(e.shiftKey&&(a===first||a===pop))){e.preventDefault();(e.shiftKey?last:first).focus();}
+else if(!e.shiftKey&&a===last){e.preventDefault();first.focus();}}
+document.addEventListener('keydown',function(e){if(e.key==='Escape'){close();return;}
+if(e.key==='Tab'&&opened){trap(e);return;}
+var d=ARROWS[e.key],b=d&&!opened&&e.target.closest&&e.target.closest('#rows button.c,#rows button.hn');if(!b)return;
+var next=move(b,d[0],d[1]);e.preventDefault();if(next)next.focus();});
 relabel();apply();
 })();
