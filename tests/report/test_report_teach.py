@@ -239,3 +239,12 @@ def test_index_html_marks_a_kept_grade_of_an_earlier_run():
         'title="grades of 2026-11-30T05:12:00Z: the re-grade of 2026-11-30T05:17:00Z failed '
         '(environment unhealthy)">\u26a0 2026-11-30T05:12:00Z</span>'
     ) in row
+
+
+@pytest.mark.usefixtures("sample_registry")
+@pytest.mark.parametrize(("ascii_only", "mark"), [(False, "\u25cb"), (True, "o")])
+def test_the_terminal_matrix_shows_a_lab_not_started(ascii_only, mark):
+    lines = build_report(teach_class(), now=NOW, ascii_only=ascii_only)["matrix"].split("\n")
+    learner04 = next(line for line in lines if line.startswith("learner04"))
+    assert learner04.split()[1:3] == ["+X+" if ascii_only else "\u2713\u2717\u2713", mark * 2]
+    assert f" not graded  {mark} not started  (" in next(line for line in lines if line.startswith("legend:"))

@@ -11,8 +11,20 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabu
 
 NAME = "checks_csv"
 FILE = "checks.csv"
-COLUMNS = ("learner", "learner_id", "lang", "graded_at", "lab", "lab_state", "step", "check", "status", "message",
-           "expected", "found")
+COLUMNS = (
+    "learner",
+    "learner_id",
+    "lang",
+    "graded_at",
+    "lab",
+    "lab_state",
+    "step",
+    "check",
+    "status",
+    "message",
+    "expected",
+    "found",
+)
 VALUE_MAX = 1000  # expected/found cut in a spreadsheet cell (grades.json has them whole)
 
 
@@ -21,26 +33,38 @@ def _value(value):
     return text if len(text) <= VALUE_MAX else text[:VALUE_MAX] + "..."
 
 
+def _error_row(head, lab_id, error):
+    """The one row of a host (lab_id "") or a lab that could not be graded."""
+    return [*head, csv_cell(lab_id), "error", "", "", ERROR, csv_cell(f"{kind_label(error['kind'])}: {error['message']}"), "", ""]
+
+
 def build_checks_csv(hosts):
     rows = [list(COLUMNS)]
     for host in hosts:
         head = [csv_cell(host["host"]), csv_cell(host.get("learner_id", "")), host["lang"], host.get("graded_at", "")]
         if host["state"] == "error":
-            error = host["error"]
-            rows.append([*head, "", "error", "", "", ERROR, csv_cell(f"{kind_label(error['kind'])}: {error['message']}"),
-                         "", ""])
+            rows.append(_error_row(head, "", host["error"]))
             continue
         for lab_id, lab in host["labs"].items():
             if lab["error"]:
-                rows.append([*head, csv_cell(lab_id), "error", "", "", ERROR,
-                             csv_cell(f"{kind_label(lab['error']['kind'])}: {lab['error']['message']}"), "", ""])
+                rows.append(_error_row(head, lab_id, lab["error"]))
                 continue
             state = "not_started" if lab_not_started(lab) else "started"
-            for step in lab["steps"]:
-                for check in step["checks"]:
-                    rows.append([*head, csv_cell(lab_id), state, step["step"], csv_cell(check["check"]), check["status"],
-                                 csv_cell(check["message"]), csv_cell(_value(check["expected"])),
-                                 csv_cell(_value(check["found"]))])
+            rows += [
+                [
+                    *head,
+                    csv_cell(lab_id),
+                    state,
+                    step["step"],
+                    csv_cell(check["check"]),
+                    check["status"],
+                    csv_cell(check["message"]),
+                    csv_cell(_value(check["expected"])),
+                    csv_cell(_value(check["found"])),
+                ]
+                for step in lab["steps"]
+                for check in step["checks"]
+            ]
     return csv_text(rows)
 
 
