@@ -355,3 +355,45 @@ def test_learner_column_stays_visible_when_many_labs_scroll_sideways(browser, tm
                             " !== null")
     head = box(browser, "#matrix thead")
     assert abs(head["top"]) <= 1
+
+
+def day_of(records, runs):
+    """The class at each of `runs` gradings through the day: at run r a learner has done at most
+    the first 8*r/runs steps of each lab of its final result (later steps FAIL)."""
+    import copy
+
+    for run in range(1, runs + 1):
+        out = copy.deepcopy(records)
+        for rec in out:
+            for result in rec["labs"].values() if rec.get("state") == "graded" else ():
+                for step in result.get("steps", []):
+                    if step["step"] > 8 * run // runs:
+                        step["status"] = "FAIL"
+                        for chk in step["checks"]:
+                            chk["status"] = "FAIL"
+                if "steps" in result:
+                    result["summary"] = {s: sum(c["status"] == s for st in result["steps"] for c in st["checks"])
+                                         for s in ("PASS", "FAIL", "PENDING", "ERROR")}
+                    result["summary"]["total"] = sum(len(st["checks"]) for st in result["steps"])
+        yield out
+
+
+def test_a_class_day_draws_each_steps_pass_rate_rising(browser, tmp_path):
+    """200 learners graded 5 times through the day: the progress charts (inline SVG) rise."""
+    out = tmp_path / "reports"
+    for minute, records in enumerate(day_of(synthetic_class(200, idle_every=9), 5)):
+        previous, _ = history.read_previous(str(out))
+        now = NOW + datetime.timedelta(hours=minute)
+        report_dir = files.plan_report_dir(str(out), now)
+        built = build.build_report(records, now=now, report_dir=report_dir, previous=previous)
+        files.write_report(report_dir, built["contents"])
+    page = (out / "latest" / "index.html").as_uri()
+    browser.navigate(page)
+    assert browser.evaluate("document.querySelectorAll('section.progress polyline').length") == 16
+    ys = browser.evaluate("[].map.call(document.querySelectorAll('section.progress polyline'),function(p){"
+                          "return p.getAttribute('points').split(' ').map(function(xy){return +xy.split(',')[1]})})")
+    assert all(len(line) == 5 and line == sorted(line, reverse=True) for line in ys)  # y down = rate up
+    assert any(line[0] > line[-1] for line in ys)
+    browser.evaluate("document.querySelector('section.progress').scrollIntoView()")
+    save(browser, tmp_path, "report-200-progress.png")
+    assert set(browser.requests()) == {page}, browser.requests()
