@@ -240,20 +240,20 @@ def message_language_stays_with_its_panel(browser, cell, other):
 def details_read_as_a_list_at_390_px(browser, tmp_path, learners, cell):
     browser.resize(390, 844)
     try:
-        browser.evaluate("window.scrollTo(0, 0)")
+        browser.evaluate(f"window.scrollTo(0, 0);document.querySelector({json.dumps(cell)}).scrollIntoView({{block:'start'}})")
         click(browser, cell)
         pop = box(browser, "#pop")
-        assert pop["left"] >= 0 and pop["right"] <= 390
+        assert pop["left"] >= 0 and pop["right"] <= 390 and 0 <= pop["top"] <= 844
         assert browser.evaluate("getComputedStyle(document.querySelector('#pop table.checks td')).display") == "block"
         assert browser.evaluate("getComputedStyle(document.querySelector('#pop table.checks thead')).display") == "none"
         assert browser.evaluate("getComputedStyle(document.querySelector('#pop table.checks td'),'::before').content") == (
             '"Status: "')
         if learners == 8:
-            browser.evaluate("document.getElementById('pop').scrollIntoView()")
             save(browser, tmp_path, "report-8-details-390.png")
         browser.key("Escape", "Escape")
     finally:
         browser.resize(WIDTH, HEIGHT)
+        browser.evaluate("window.scrollTo(0, 0)")
 
 
 def language_switch_relabels_the_page(browser, cell):

@@ -238,7 +238,7 @@ code{font-size:.8rem}
 .steps-list p{margin:.1rem 0}.steps-list .stt{margin-right:.6rem;white-space:nowrap}
 .steps-list .stt b{color:var(--muted)}
 @media (max-width:600px){.steps-list .stt{white-space:normal}
-#pop{left:.5rem!important;width:calc(100vw - 1rem)}
+#pop{position:fixed;left:.5rem!important;right:.5rem;top:auto!important;bottom:.5rem;width:auto;max-height:80vh}
 table.checks,table.checks tbody,table.checks tr,table.checks td{display:block;width:auto}
 table.checks thead,table.checks colgroup{display:none}
 table.checks tr{border:1px solid var(--line);border-radius:4px;margin:.35rem 0;padding:.2rem .3rem}
