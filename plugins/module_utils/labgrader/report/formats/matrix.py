@@ -26,7 +26,9 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabu
 )
 
 MATRIX_WIDTH = 100
-NOT_STARTED_SYMBOLS = {False: "\u25cb", True: "o"}  # a lab not started (views.lab_not_started), by ascii_only
+# A lab not started (views.lab_not_started), by ascii_only: ∘ has East Asian width "neutral" (○ is
+# "ambiguous", two columns in many ja/ko terminals).
+NOT_STARTED_SYMBOLS = {False: "\u2218", True: "o"}
 
 
 def fit(text, width):
