@@ -182,6 +182,11 @@ def hosts_in_error_sort_apart_and_headers_sort(browser):
     scores = browser.evaluate(VISIBLE_ROWS + ".map(function(r){return r.getAttribute('data-score')})")
     graded = [int(s) for s in scores if s != ""]
     assert graded == sorted(graded, reverse=True) and scores[len(graded):] == [""] * (len(scores) - len(graded))
+    # a step's header: the learners not passing that step first, in name order
+    click(browser, "button.sort[data-sort='st:0-2']")
+    fails = browser.evaluate(VISIBLE_ROWS + ".map(function(r){return (' '+r.getAttribute('data-fail')+' ').indexOf(' 0-2 ')>=0})")
+    assert fails == sorted(fails, reverse=True) and True in fails and False in fails
+    assert browser.evaluate("document.querySelector('th[data-st=\"0-2\"]').getAttribute('aria-sort')") == "ascending"
     # the Learner header: back to name order
     click(browser, "button.sort[data-sort='s_name']")
     names = browser.evaluate(VISIBLE_ROWS + ".map(function(r){return +r.getAttribute('data-i')})")

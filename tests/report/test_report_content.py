@@ -169,7 +169,7 @@ def test_grades_json_shape_and_one_record_per_check():
         assert list(host) == ["host", "learner_id", "lang", "state", "error", "score", "labs", "graded_at", "change"]
         assert host["graded_at"] == GENERATED_AT and host["change"] is None
         for result in host["labs"].values():
-            assert list(result) == ["status", "summary", "error", "steps"]
+            assert list(result) == ["status", "summary", "error", "not_started", "steps"]
             assert list(result["summary"]) == SUMMARY_KEYS
             for step in result["steps"]:
                 assert list(step) == ["step", "title", "status", "summary", "first_passed"]

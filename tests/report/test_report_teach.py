@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 import unicodedata
 
@@ -128,6 +129,14 @@ def test_not_started_in_the_matrix_the_filter_and_the_csv():
         '<span data-i18n="not_started">Not started</span> 0/3</button></td>'
     ) in rows[3]
     assert '<option value="f_not_started" data-i18n="f_not_started">not started a lab</option>' in page
+    grades = json.loads(build_report(teach_class(), now=NOW)["contents"]["grades.json"])
+    assert [[lab["not_started"] for lab in h["labs"].values()] for h in grades["hosts"]] == [
+        [False, False],
+        [False, False],
+        [False, False],
+        [False, True],
+        [],
+    ]
     text = build_report(teach_class(), now=NOW)["contents"]["grades.csv"]
     table = list(csv.reader(io.StringIO(text[1:])))
     head, learner04 = table[0], table[4]
@@ -203,9 +212,10 @@ def test_hosts_in_error_have_no_score_to_sort_among_zero_percent_learners():
 def test_column_headers_sort():
     page = page_of(class_records())
     head = page.split("<thead>", 1)[1].split("</thead>", 1)[0]
-    assert re.findall(r'<th [^>]*aria-sort="(\w+)"[^>]*><button type="button" class="sort" data-sort="(\w+)">', head) == [
+    assert re.findall(r'<th [^>]*aria-sort="(\w+)"[^>]*><button type="button" class="sort" data-sort="([\w:-]+)">', head) == [
         ("ascending", "s_name"),
         ("none", "s_score_asc"),
+        *[("none", f"st:{key}") for key in ("0-0", "0-1", "0-2", "1-0", "1-1")],
     ]
 
 

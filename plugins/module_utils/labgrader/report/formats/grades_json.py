@@ -9,6 +9,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report
     compute_counts,
     host_score,
     lab_columns,
+    lab_not_started,
 )
 
 NAME = "json"
@@ -28,6 +29,7 @@ def build_grades(hosts, generated_at, lang="en", run=None, history=None):
                 "status": lab["status"],
                 "summary": lab["summary"],
                 "error": lab["error"],
+                "not_started": lab_not_started(lab),
                 "steps": [{"step": s["step"], "title": s["title"], "status": s["status"],
                            "summary": s["summary"], "first_passed": s.get("first_passed")} for s in lab["steps"]],
             }

@@ -48,6 +48,8 @@ s_score_asc:function(a,b){return unscored(a,b)||num(a,'data-score')-num(b,'data-
 s_score_desc:function(a,b){return unscored(a,b)||num(b,'data-score')-num(a,'data-score')||num(a,'data-i')-num(b,'data-i');},
 s_progress:function(a,b){return num(b,'data-up')-num(a,'data-up')||num(a,'data-i')-num(b,'data-i');},
 s_stuck:function(a,b){return first(a)-first(b)||num(a,'data-i')-num(b,'data-i');}};
+function notPassing(r,k){return (' '+r.getAttribute('data-fail')+' ').indexOf(' '+k+' ')>=0;}
+function byStep(k){return function(a,b){return notPassing(b,k)-notPassing(a,k)||num(a,'data-i')-num(b,'data-i');};}
 function first(r){var f=r.getAttribute('data-fail');return has(r,'HOST')?-1:f?COLS.indexOf(f.split(' ')[0]):COLS.length;}
 var only=null,sortKey=null;
 var REVERSE={s_name:'s_name_desc',s_score_asc:'s_score_desc',s_progress:null};
@@ -56,7 +58,7 @@ rows.forEach(function(r){var ok=keep(r)&&(!step||(' '+r.getAttribute('data-fail'
 &&(!q||r.getAttribute('data-name').toLowerCase().indexOf(q)>=0)&&(!only||only.indexOf(r.getAttribute('data-i'))>=0);
 r.hidden=!ok;if(ok)n++;});
 var key=sortKey||fSort.value;
-rows.slice().sort(SORT[key]||SORT.s_name).forEach(function(r){tbody.appendChild(r);});
+rows.slice().sort(SORT[key]||(key.indexOf('st:')===0?byStep(key.slice(3)):SORT.s_name)).forEach(function(r){tbody.appendChild(r);});
 document.querySelectorAll('button.sort').forEach(function(b){var s=b.getAttribute('data-sort');
 b.parentNode.setAttribute('aria-sort',key===s?'ascending':key===REVERSE[s]?'descending':'none');});
 $('count').textContent=n+' / '+rows.length;
