@@ -46,7 +46,7 @@ LABELS = {
         "first_passed": "First passed", "not_yet": "not yet", "learner_history": "When each step first passed",
         "cell": "{learner}, {lab} step {step} {title}: {status}, {passed} checks passed",
         "cell_lab": "{learner}, {lab}: {status}", "cell_host": "{learner}: {status}",
-        "steps": "Steps", "details": "Details",
+        "steps": "Steps",
     },
     "ja": {
         "title": "クラスレポート", "generated": "作成日時", "learner": "受講者", "score": "スコア",
@@ -91,7 +91,7 @@ LABELS = {
         "learner_history": "各ステップに初めて合格した日時",
         "cell": "{learner}、{lab} ステップ {step}「{title}」: {status}、合格したチェック {passed}",
         "cell_lab": "{learner}、{lab}: {status}", "cell_host": "{learner}: {status}",
-        "steps": "ステップ", "details": "詳細",
+        "steps": "ステップ",
     },
     "ko": {
         "title": "클래스 리포트", "generated": "작성 시각", "learner": "수강생", "score": "점수",
@@ -136,7 +136,7 @@ LABELS = {
         "learner_history": "각 단계를 처음 통과한 시각",
         "cell": "{learner}, {lab} 단계 {step} ({title}): {status}, 통과한 검사 {passed}",
         "cell_lab": "{learner}, {lab}: {status}", "cell_host": "{learner}: {status}",
-        "steps": "단계", "details": "상세",
+        "steps": "단계",
     },
 }
 
