@@ -179,6 +179,7 @@ def hosts_in_error_sort_apart_and_headers_sort(browser):
     assert browser.evaluate(score_sort) == "ascending"
     click(browser, "button.sort[data-sort='s_score_asc']")
     assert browser.evaluate(score_sort) == "descending"
+    assert browser.evaluate("document.getElementById('f-sort').value") == "s_score_desc"  # the Sort list says so too
     scores = browser.evaluate(VISIBLE_ROWS + ".map(function(r){return r.getAttribute('data-score')})")
     graded = [int(s) for s in scores if s != ""]
     assert graded == sorted(graded, reverse=True) and scores[len(graded):] == [""] * (len(scores) - len(graded))

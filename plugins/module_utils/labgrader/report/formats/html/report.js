@@ -123,7 +123,8 @@ b.focus({preventScroll:true});}
 document.addEventListener('click',function(e){var b=e.target.closest('button[data-c],button[data-h]');
 if(b){e.preventDefault();if(b===opened)close();else open(b);return;}
 var sb=e.target.closest('button.sort');if(sb){var s0=sb.getAttribute('data-sort'),k=sortKey||fSort.value;
-sortKey=k===s0&&REVERSE[s0]?REVERSE[s0]:s0;apply();return;}
+sortKey=k===s0&&REVERSE[s0]?REVERSE[s0]:s0;
+if([].some.call(fSort.options,function(o){return o.value===sortKey;}))fSort.value=sortKey;apply();return;}
 var fc=e.target.closest('button.fc');if(fc){var on=fc.getAttribute('aria-pressed')!=='true';
 document.querySelectorAll('button.fc').forEach(function(o){o.setAttribute('aria-pressed','false');});
 fc.setAttribute('aria-pressed',String(on));only=on?fc.getAttribute('data-rows').split(' '):null;apply();return;}
