@@ -43,7 +43,10 @@ def grade_records(hostvars, hosts):
     for host in hosts:
         variables = hostvars[host]
         if "grade_result" in variables:
-            records.append(grade_record(variables["grade_result"], host, variables.get("lab_lang", "en")))
+            record = grade_record(variables["grade_result"], host, variables.get("lab_lang", "en"))
+            if variables.get("lab_learner_id") is not None:  # the gradebook's id or e-mail (grades.csv)
+                record["learner_id"] = str(variables["lab_learner_id"])
+            records.append(record)
     return records
 
 

@@ -159,13 +159,14 @@ latest:
   type: str
   sample: /srv/grader/reports/latest
 files:
-  description: Paths of grades.json, grades.csv, junit.xml and index.html, in that order.
+  description: Paths of grades.json, grades.csv, checks.csv, junit.xml and index.html, in that order.
   returned: always
   type: list
   elements: str
   sample:
     - /srv/grader/reports/20261130T051200Z/grades.json
     - /srv/grader/reports/20261130T051200Z/grades.csv
+    - /srv/grader/reports/20261130T051200Z/checks.csv
     - /srv/grader/reports/20261130T051200Z/junit.xml
     - /srv/grader/reports/20261130T051200Z/index.html
 index_html:

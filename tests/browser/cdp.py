@@ -19,6 +19,9 @@ import time
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
 
 
+KEY_CODES = {"Escape": 27, "Tab": 9, "Enter": 13, "ArrowLeft": 37, "ArrowUp": 38, "ArrowRight": 39, "ArrowDown": 40}
+
+
 def find_chromium():
     """The browser binary: $CHROMIUM, else the first of CANDIDATES on PATH; None if absent."""
     if os.environ.get("CHROMIUM"):
@@ -107,8 +110,7 @@ class Browser:
         self.send("Page.enable")
         self.send("Network.enable")
         self.send("Runtime.enable")
-        self.send("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1,
-                  mobile=False)
+        self.resize(width, height)
 
     def navigate(self, url):
         self.events.clear()
@@ -127,10 +129,23 @@ class Browser:
         for kind in ("mousePressed", "mouseReleased"):
             self.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
 
-    def key(self, key, code):
+    def key(self, key, code, shift=False):
+        """Press and release a key (Enter with its text, so a focused button is activated)."""
         for kind in ("keyDown", "keyUp"):
-            self.send("Input.dispatchKeyEvent", type=kind, key=key, code=code,
-                      windowsVirtualKeyCode=27 if key == "Escape" else 0)
+            extra = {"text": "\r"} if key == "Enter" and kind == "keyDown" else {}
+            self.send("Input.dispatchKeyEvent", type=kind, key=key, code=code, modifiers=8 if shift else 0,
+                      windowsVirtualKeyCode=KEY_CODES.get(key, 0), **extra)
+
+    def accessible(self, selector):
+        """(role, name) of the first element matching `selector` in the accessibility tree."""
+        root = self.send("DOM.getDocument", depth=0)["root"]["nodeId"]
+        node = self.send("DOM.querySelector", nodeId=root, selector=selector)["nodeId"]
+        ax = self.send("Accessibility.getPartialAXTree", nodeId=node, fetchRelatives=False)["nodes"][0]
+        return ax.get("role", {}).get("value"), ax.get("name", {}).get("value")
+
+    def resize(self, width, height):
+        self.send("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1,
+                  mobile=False)
 
     def screenshot(self, path):
         data = self.send("Page.captureScreenshot", format="png")["data"]

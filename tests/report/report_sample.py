@@ -132,11 +132,12 @@ def class_records():
 
 
 def synthetic_class(learners, labs=("capa-src", "cgoa-ci"), steps=8, checks_per_step=4, seed=7,
-                    error_every=25, lab_error_every=40):
+                    error_every=25, lab_error_every=40, idle_every=None):
     """A class of `learners` hosts on `labs` x `steps`, rendered through the real catalogue so the
     report can show every message in each language. Deterministic (a seeded generator):
     most learners are part way through (earlier steps pass), some fail or are pending, every
     `error_every`th cannot be graded, every `lab_error_every`th has its second lab in error,
+    every `idle_every`th has not started its second lab (each check: the file does not exist),
     languages rotate en/ja/ko."""
     import random
 
@@ -159,6 +160,7 @@ def synthetic_class(learners, labs=("capa-src", "cgoa-ci"), steps=8, checks_per_
                 results[lab_id] = {"failed": True, "msg": "timeout after 300 s"}
                 continue
             reached = rng.choice([steps] * 3 + list(range(0, steps)))
+            idle = bool(idle_every) and n % idle_every == 0 and lab_index == 1
             lab_steps = {}
             for step in range(1, steps + 1):
                 checks = []
@@ -173,6 +175,8 @@ def synthetic_class(learners, labs=("capa-src", "cgoa-ci"), steps=8, checks_per_
                     found = k + 1 if status == "PASS" else rng.choice([None, k, str(k + 1)])
                     params = {"what": what, "expected": k + 1, "found": found}
                     key = "value_ok" if status == "PASS" else "value_mismatch"
+                    if idle:
+                        status, found, key, params = "FAIL", None, "file_missing", {"path": f"/root/{lab_id}/step{step}.json"}
                     hint = i18n.hint("json_types", lang) if status != "PASS" else ""
                     chk = check(lab_id, step, f"key{k}", status, k + 1, found,
                                 i18n.message(key, params, lang), hint, key)

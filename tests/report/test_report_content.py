@@ -150,7 +150,7 @@ SUMMARY_KEYS = ["PASS", "FAIL", "PENDING", "ERROR", "total"]
 def test_grades_json_shape_and_one_record_per_check():
     built = build()
     grades = json.loads(built["contents"]["grades.json"])
-    assert list(grades) == ["schema", "generated_at", "lang", "counts", "labs", "hosts", "records", "run"]
+    assert list(grades) == ["schema", "generated_at", "lang", "counts", "labs", "hosts", "records", "run", "history"]
     assert grades["schema"] == "lab-grades/v1"
     assert grades["generated_at"] == GENERATED_AT
     assert grades["labs"] == [
@@ -166,19 +166,19 @@ def test_grades_json_shape_and_one_record_per_check():
     assert grades["run"] == {"scope": "class", "graded": ["learner01", "learner02", "learner03", "learner04",
                                                           "learner10"], "carried": [], "previous": None}
     for host in grades["hosts"]:
-        assert list(host) == ["host", "lang", "state", "error", "score", "labs", "graded_at", "change"]
+        assert list(host) == ["host", "learner_id", "lang", "state", "error", "score", "labs", "graded_at", "change"]
         assert host["graded_at"] == GENERATED_AT and host["change"] is None
         for result in host["labs"].values():
-            assert list(result) == ["status", "summary", "error", "steps"]
+            assert list(result) == ["status", "summary", "error", "not_started", "steps"]
             assert list(result["summary"]) == SUMMARY_KEYS
             for step in result["steps"]:
-                assert list(step) == ["step", "title", "status", "summary"]
+                assert list(step) == ["step", "title", "status", "summary", "first_passed"]
     l02 = grades["hosts"][1]
     assert l02["labs"]["capa-src"]["status"] == "FAIL"
     assert l02["labs"]["capa-src"]["summary"] == {"PASS": 3, "FAIL": 1, "PENDING": 1, "ERROR": 0, "total": 5}
     assert l02["score"] == {"passed": 6, "total": 8}
     assert grades["hosts"][2] == {
-        "host": "learner03", "lang": "en", "state": "error",
+        "host": "learner03", "learner_id": "", "lang": "en", "state": "error",
         "error": {"kind": "unreachable", "message": "ssh: connect to host 10.0.0.3 port 22: timed out",
                   "details": {"rc": 255}},
         "score": {"passed": 0, "total": 0}, "labs": {}, "graded_at": GENERATED_AT, "change": None}
@@ -329,7 +329,8 @@ def body_rows(page):
 def test_html_rows_cells_and_error_row():
     rows = body_rows(html_page())
     assert len(rows) == 5
-    names = [re.search(r'<th class="host" scope="row">(.*?)<span', r).group(1) for r in rows]
+    name = r'<th class="host" scope="row">(?:<button type="button" class="hn" data-h="\d">)?(.*?)(?:</button>)?<span'
+    names = [re.search(name, r).group(1) for r in rows]
     assert names == ["learner01", "learner02", "learner03", "learner04", "learner10"]
     assert rows[2].startswith('<tr class="host-error" data-i="2" data-name="learner03" data-sev="4" ')
     assert 'class="env-error" colspan="6"' in rows[2]
@@ -345,12 +346,12 @@ def test_html_rows_cells_and_error_row():
 
 def test_html_rows_carry_what_sorting_and_filtering_need():
     rows = body_rows(html_page())
-    facts = [re.search(r'data-sev="(\d)" data-score="(\d+)" data-has="([A-Z ]*)" data-fail="([\d -]*)"', r).groups()
+    facts = [re.search(r'data-sev="(\d)" data-score="(\d*)" data-has="([A-Z ]*)" data-fail="([\d -]*)"', r).groups()
              for r in rows]
     assert facts == [
         ("0", "1000", "PASS", ""),
         ("2", "750", "PASS FAIL PENDING", "0-1 0-2"),
-        ("4", "0", "HOST", ""),
+        ("4", "", "HOST", ""),
         ("2", "875", "PASS FAIL", "1-1"),
         ("0", "1000", "PASS", ""),
     ]
@@ -507,17 +508,18 @@ def csv_rows(records=None):
 
 def test_csv_one_row_per_learner_with_step_status_and_points():
     rows = csv_rows()
-    assert rows[0] == ["learner", "lang", "state", "error", "graded_at", "passed", "total", "percent",
+    assert rows[0] == ["learner", "learner_id", "lang", "state", "error", "graded_at", "passed", "total", "percent",
                        "capa-src passed", "cgoa-ci passed", "capa-src total", "cgoa-ci total",
+                       "capa-src percent", "cgoa-ci percent",
                        "capa-src step 1", "capa-src step 1 passed", "capa-src step 2", "capa-src step 2 passed",
                        "capa-src step 3", "capa-src step 3 passed", "cgoa-ci step 1", "cgoa-ci step 1 passed",
                        "cgoa-ci step 2", "cgoa-ci step 2 passed"]
     assert [r[0] for r in rows[1:]] == ["learner01", "learner02", "learner03", "learner04", "learner10"]
-    assert rows[2] == ["learner02", "ja", "graded", "", GENERATED_AT, "6", "8", "75.0", "3", "3", "5", "3",
-                       "PASS", "2", "FAIL", "1", "PENDING", "0", "PASS", "1", "PASS", "2"]
-    assert rows[3][:8] == ["learner03", "en", "error", "unreachable: ssh: connect to host 10.0.0.3 port 22: timed out",
+    assert rows[2] == ["learner02", "", "ja", "graded", "", GENERATED_AT, "6", "8", "75.0", "3", "3", "5", "3",
+                       "60.0", "100.0", "PASS", "2", "FAIL", "1", "PENDING", "0", "PASS", "1", "PASS", "2"]
+    assert rows[3][:9] == ["learner03", "", "en", "error", "unreachable: ssh: connect to host 10.0.0.3 port 22: timed out",
                            GENERATED_AT, "0", "0", ""]
-    assert rows[3][8:] == [""] * 14
+    assert rows[3][9:] == [""] * 16
     assert rows[5][-4:] == ["", "", "", ""]  # learner10: cgoa-ci not graded
 
 
@@ -528,9 +530,9 @@ def test_csv_cells_never_start_a_formula():
                record("k", "en", {"capa-src": capa()})]
     rows = csv_rows(records)
     assert [r[0] for r in rows[1:]] == ["'=HYPERLINK(\"http://x\")", "'@SUM(A1)", "k"]
-    assert rows[1][3] == "capa-src: grader error: the grading module failed: boom"
-    assert rows[1][12:18] == ["ERROR", "0", "ERROR", "0", "ERROR", "0"]  # the lab in error, step by step
-    assert rows[2][3] == "grader error: -1+1"
+    assert rows[1][4] == "capa-src: grader error: the grading module failed: boom"
+    assert rows[1][15:21] == ["ERROR", "0", "ERROR", "0", "ERROR", "0"]  # the lab in error, step by step
+    assert rows[2][4] == "grader error: -1+1"
 
 
 # --- terminal matrix ------------------------------------------------------------------------
@@ -592,7 +594,7 @@ def bidi_contents():
 
 def test_no_format_carries_a_bidi_override_or_control_character():
     contents = bidi_contents()
-    assert len(contents) == 7  # grades.json, .csv, junit.xml, index.html, the matrix and two learner texts
+    assert len(contents) == 8  # grades.json, .csv, checks.csv, junit.xml, index.html, the matrix and two learner texts
     for name, text in contents.items():
         assert (name, [ch for ch in BIDI_RAW if ch in text]) == (name, [])
         assert (name, "\r" in text.replace("\r\n", "")) == (name, False)  # the CSV's own line ends are CRLF
@@ -616,7 +618,8 @@ def test_every_format_shows_the_characters_as_the_same_escapes():
     data = page_json(contents["index.html"], "data")
     assert [row[2] for row in data["rows"] if row[1] == "FAIL"] == [BIDI_SHOWN]
     assert "learner" + BIDI_SHOWN in [host["n"] for host in data["hosts"]]
-    assert f'<th class="host" scope="row">learner{BIDI_SHOWN}' in contents["index.html"]
+    name = f'<th class="host" scope="row"><button type="button" class="hn" data-h="1">learner{BIDI_SHOWN}'
+    assert name in contents["index.html"]
     assert f"! environment unhealthy: {BIDI_SHOWN[:40]}" in contents["matrix"]  # cut at 100 columns
 
 

@@ -47,10 +47,11 @@ def test_writes_the_class_files_learner_files_and_latest(tmp_path, capsys):
     report_dir = out / STAMP
     assert result["changed"] is True
     assert result["report_dir"] == str(report_dir)
-    assert result["files"] == [str(report_dir / n) for n in ("grades.json", "grades.csv", "junit.xml", "index.html")]
+    names = ("grades.json", "grades.csv", "checks.csv", "junit.xml", "index.html")
+    assert result["files"] == [str(report_dir / n) for n in names]
     assert result["index_html"] == str(report_dir / "index.html")
     assert result["latest"] == str(out / "latest")
-    assert sorted(os.listdir(report_dir)) == ["grades.csv", "grades.json", "index.html", "junit.xml", "learners"]
+    assert sorted(os.listdir(report_dir)) == ["checks.csv", "grades.csv", "grades.json", "index.html", "junit.xml", "learners"]
     assert sorted(os.listdir(report_dir / "learners")) == [
         "learner01.txt", "learner02.txt", "learner03.txt", "learner04.txt", "learner10.txt"]
     assert os.readlink(out / "latest") == STAMP

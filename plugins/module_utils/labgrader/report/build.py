@@ -16,6 +16,8 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.grades_json import build_grades
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.history import (
     attach_changes,
+    attach_first_passed,
+    class_history,
     keep_last_grades,
     plan_run,
 )
@@ -59,7 +61,8 @@ def build_report(records, hosts=None, lang="en", now=None, report_dir="", ascii_
     merged, failed_attempts = keep_last_grades(merged, previous, generated_at)
     if failed_attempts:  # only then: the grades.json of a run without one stays as it was
         run["failed_attempts"] = failed_attempts
-    grades = build_grades(merged, generated_at, lang, run)
+    attach_first_passed(merged, previous, generated_at)
+    grades = build_grades(merged, generated_at, lang, run, class_history(previous, merged, generated_at))
     view = ReportView(merged, generated_at, lang, title, run, grades)
     index_path = os.path.join(report_dir, index_html.FILE) if report_dir else ""
     return {

@@ -9,17 +9,25 @@ import os
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.normalize import (
     host_error,
     lab_error,
+    learner_id,
     norm_check,
     norm_lab,
 )
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import as_text, natural_key, short_repr
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import host_score
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import (
+    as_int,
+    as_text,
+    natural_key,
+    short_repr,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import class_rates, host_score
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import ERROR_KINDS, LANGUAGES, PASS
 
 SCHEMA = "lab-grades/v1"
 LATEST = "latest"  # the symlink to the newest report folder
 # A previous grades.json larger than this is not read (200 learners x 2 labs is about 10 MB).
 PREVIOUS_MAX_BYTES = 64 * 1024 * 1024
+# The class's pass rates of this many runs are kept in grades.json `history` (a class day is a few dozen).
+HISTORY_MAX = 200
 
 
 def hosts_from_grades(grades):
@@ -61,8 +69,12 @@ def hosts_from_grades(grades):
                 steps = [{"step": s.get("step"), "title": as_text(s.get("title")), "status": s.get("status"),
                           "checks": checks.get((name, lab_id, s.get("step")), [])} for s in lab["steps"]]
                 labs[lab_id] = norm_lab(lab_id, {"steps": steps})
+                first = {s.get("step"): as_text(s.get("first_passed")) or None for s in lab["steps"] if isinstance(s, dict)}
+                for step in labs[lab_id]["steps"]:
+                    step["first_passed"] = first.get(step["step"])
             host = {"host": name, "lang": lang, "state": "graded", "error": None, "labs": labs}
         host["graded_at"] = graded_at
+        host["learner_id"] = learner_id(raw)
         hosts.append(host)
     return hosts
 
@@ -151,6 +163,49 @@ def keep_last_grades(hosts, previous, attempted_at):
     return view, attempts
 
 
+def _first_passes(host):
+    """{(lab, step): when it first passed} of a graded host: its steps' first_passed, or for a
+    step that passes without one (a report older than first_passed) the time it was graded."""
+    if host is None or host["state"] != "graded":
+        return {}
+    return {(lab_id, s["step"]): s.get("first_passed") or (host["graded_at"] if s["status"] == PASS else None)
+            for lab_id, lab in host["labs"].items() if not lab["error"] for s in lab["steps"]}
+
+
+def attach_first_passed(hosts, previous, graded_at):
+    """Set step["first_passed"] on every step of the class view: when the learner first passed it
+    (the earliest run the report's history knows it passing, kept when the step fails again),
+    None for a step never passed. A host graded by this run (`graded_at`) starts from its
+    previous view; a carried or kept host keeps its own."""
+    before = {h["host"]: h for h in previous["hosts"]} if previous is not None else {}
+    for host in hosts:
+        fresh = host.get("graded_at") == graded_at and not host.get("failed_attempt")
+        old = _first_passes(before.get(host["host"]) if fresh else host)
+        for lab_id, lab in host["labs"].items():
+            for step in lab["steps"]:
+                step["first_passed"] = old.get((lab_id, step["step"])) or (
+                    host["graded_at"] if step["status"] == PASS else None)
+
+
+def _history(raw):
+    """The runs of a grades.json `history` that have the right shape (others are left out)."""
+    if not isinstance(raw, list):
+        return []
+    return [{"at": run["at"], "rates": run["rates"]} for run in raw
+            if isinstance(run, dict) and isinstance(run.get("at"), str) and isinstance(run.get("rates"), dict)
+            and all(isinstance(v, list) and len(v) == 2 and all(as_int(n) == n for n in v) for v in run["rates"].values())]
+
+
+def class_history(previous, hosts, generated_at):
+    """grades.json `history`: [{at, rates}] the class's pass rate per step (views.class_rates)
+    run after run, oldest first, this run last, at most HISTORY_MAX. A previous report without
+    a history (older than it) counts as the one run it shows."""
+    runs = []
+    if previous is not None:
+        runs = previous.get("history") or [{"at": previous["generated_at"], "rates": class_rates(previous["hosts"])}]
+    return [*runs, {"at": generated_at, "rates": class_rates(hosts)}][-HISTORY_MAX:]
+
+
 def change_counts(hosts):
     counts = {}
     for host in hosts:
@@ -178,4 +233,5 @@ def read_previous(output_dir):
     except (OSError, ValueError) as exc:
         return None, [f"the previous report {path} cannot be read ({exc}); not compared with this run"]
     report = os.path.basename(os.path.realpath(latest))
-    return {"report": report, "generated_at": as_text(grades.get("generated_at")), "hosts": hosts}, []
+    return {"report": report, "generated_at": as_text(grades.get("generated_at")), "hosts": hosts,
+            "history": _history(grades.get("history"))}, []

@@ -24,6 +24,14 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabu
     worst,
 )
 
+LEARNER_ID_MAX = 320  # lab_learner_id: a gradebook id or an e-mail address
+
+
+def learner_id(raw):
+    """The inventory's lab_learner_id a record carries (grades.csv), "" without one; cut to LEARNER_ID_MAX."""
+    value = raw.get("learner_id") if isinstance(raw, dict) else None
+    return as_text(value)[:LEARNER_ID_MAX] if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
+
 
 def host_error(name, kind, message, details=None, lang="en"):
     return {
@@ -221,6 +229,7 @@ def normalize_records(records, hosts=None, enrolled=None):
             else:
                 record = host_error(name, "grader",
                                      f"the grading record is not a mapping: {short_repr(raw)}")
+        record["learner_id"] = learner_id(raw)
         if name in seen:  # the same host twice: keep both, visibly
             seen[name] += 1
             record["host"] = f"{name} #{seen[name]}"
@@ -230,8 +239,8 @@ def normalize_records(records, hosts=None, enrolled=None):
     for name in hosts:
         if name not in seen:
             seen[name] = 1
-            out.append(host_error(
+            out.append({**host_error(
                 name, "grader",
-                "the host produced no grading record (unreachable, or grading stopped early)"))
+                "the host produced no grading record (unreachable, or grading stopped early)"), "learner_id": ""})
     out.sort(key=lambda r: natural_key(r["host"]))
     return out

@@ -44,6 +44,58 @@ def step_title(column, lang):
     return column["titles"].get(lang) or column["title"]
 
 
+# Message keys of a FAIL that says the learner's work is not there at all (a file, a repository,
+# a clone, an Application or object that does not exist), as the labs' checks write them in an
+# empty workspace (fixtures/worlds/<lab>/empty.yaml); blocked_by counts by its reason.
+ABSENT_KEYS = frozenset({"file_missing", "repo_missing", "clone_missing", "git_file_missing", "git_dir_missing",
+                         "live_app_missing", "live_object_missing", "live_objects_missing", "rbac_object_missing"})
+NOT_STARTED = "NOT_STARTED"  # a lab's state in the views: the learner has no work for it yet
+
+
+def _absent(check):
+    key = check["params"].get("reason") if check["message_key"] == "blocked_by" else check["message_key"]
+    return check["status"] == FAIL and isinstance(key, str) and key in ABSENT_KEYS
+
+
+def lab_not_started(lab):
+    """A lab result of a learner who has not started it (no workspace, no repository for it), as
+    opposed to wrong work: every check FAILs (none passes, none pending or in error) and every
+    check of its first step says what it needs does not exist (ABSENT_KEYS). The first step
+    is where a lab's workspace and repository are made; a learner who made them is started."""
+    if lab is None or lab["error"] or not lab["steps"]:
+        return False
+    checks = [c for s in lab["steps"] for c in s["checks"]]
+    first = lab["steps"][0]["checks"]
+    return bool(first) and all(c["status"] == FAIL for c in checks) and all(_absent(c) for c in first)
+
+
+def most_failed(hosts, columns, limit=3):
+    """[{lab, step, checks: [{check, hosts}]}]: per step of `columns` (lab_columns), the checks
+    that most learners FAIL, at most `limit`, most first (then by check id), with the names of
+    those learners; over graded hosts that started the lab (a learner with no work for a lab is
+    not what to teach: lab_not_started). Steps no learner fails are left out."""
+    failing = {}
+    for host in hosts:
+        if host["state"] != "graded":
+            continue
+        for lab_id, lab in host["labs"].items():
+            if lab["error"] or lab_not_started(lab):
+                continue
+            for step in lab["steps"]:
+                for check in step["checks"]:
+                    if check["status"] == FAIL:
+                        failing.setdefault((lab_id, step["step"]), {}).setdefault(check["check"], []).append(host["host"])
+    out = []
+    for lab in columns:
+        for column in lab["steps"]:
+            checks = failing.get((lab["id"], column["step"]), {})
+            ranked = sorted(checks.items(), key=lambda item: (-len(item[1]), item[0]))[:limit]
+            if ranked:
+                out.append({"lab": lab["id"], "step": column["step"],
+                            "checks": [{"check": check_id, "hosts": names} for check_id, names in ranked]})
+    return out
+
+
 def host_checks(host):
     return [c for lab in host["labs"].values() for s in lab["steps"] for c in s["checks"]]
 
@@ -51,6 +103,23 @@ def host_checks(host):
 def host_score(host):
     checks = host_checks(host)
     return {"passed": sum(1 for c in checks if c["status"] == PASS), "total": len(checks)}
+
+
+def class_rates(hosts):
+    """{"<lab>.<step>": [passed, graded]}: per step, how many graded learners whose lab result has
+    it (the lab not in error) pass it."""
+    rates = {}
+    for host in hosts:
+        if host["state"] != "graded":
+            continue
+        for lab_id, lab in host["labs"].items():
+            if lab["error"]:
+                continue
+            for step in lab["steps"]:
+                rate = rates.setdefault(f"{lab_id}.{step['step']}", [0, 0])
+                rate[0] += step["status"] == PASS
+                rate[1] += 1
+    return rates
 
 
 def compute_counts(hosts):

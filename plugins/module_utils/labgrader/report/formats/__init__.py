@@ -9,6 +9,7 @@ and one entry here. The terminal matrix (matrix.py) and the learners' own files
 from __future__ import annotations
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats import (
+    checks_csv,
     grades_csv,
     grades_json,
     index_html,
@@ -16,4 +17,4 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report
 )
 
 # In this order in grade_report's `files` (docs/report-format.md).
-CLASS_FILES = (grades_json, grades_csv, junit_xml, index_html)
+CLASS_FILES = (grades_json, grades_csv, checks_csv, junit_xml, index_html)

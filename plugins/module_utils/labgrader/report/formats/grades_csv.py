@@ -7,50 +7,68 @@ import io
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import kind_label
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import xml_safe
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import host_score, lab_columns
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import (
+    NOT_STARTED,
+    host_score,
+    lab_columns,
+    lab_not_started,
+)
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import ERROR, PASS
 
 NAME = "csv"
 FILE = "grades.csv"
 
 
-def _csv_cell(value):
+def csv_cell(value):
     """A CSV cell a spreadsheet shows as text: a leading = + - @ (a formula) gets a quote."""
     text = xml_safe(value)
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def _csv_step(host, step, lab_id):
-    """(status, checks passed) of one step; ERROR for a lab in error, blanks when not graded."""
+    """(status, checks passed) of one step; ERROR for a lab in error, NOT_STARTED for a lab not
+    started (views.lab_not_started), blanks when not graded."""
     if lab_id in host["labs"] and host["labs"][lab_id]["error"]:
         return ERROR, 0
+    if step and lab_not_started(host["labs"][lab_id]):
+        return NOT_STARTED, 0
     return (step["status"], step["summary"][PASS]) if step else ("", "")
+
+
+def percent(passed, total):
+    return f"{100 * passed / total:.1f}" if total else ""
+
+
+def csv_text(rows):
+    """The text of a CSV file spreadsheets open as UTF-8 (a BOM) with CRLF line ends."""
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\r\n").writerows(rows)
+    return "\ufeff" + out.getvalue()
 
 
 def build_csv(hosts):
     """grades.csv: one row per learner for gradebooks and LMS imports (docs/report-format.md)."""
     columns = lab_columns(hosts)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
     step_ids = [(lab["id"], s["step"]) for lab in columns for s in lab["steps"]]
-    writer.writerow(["learner", "lang", "state", "error", "graded_at", "passed", "total", "percent"]
-                    + [f"{lab['id']} passed" for lab in columns] + [f"{lab['id']} total" for lab in columns]
-                    + [f"{lab_id} step {step}{suffix}" for lab_id, step in step_ids for suffix in ("", " passed")])
+    rows = [["learner", "learner_id", "lang", "state", "error", "graded_at", "passed", "total", "percent"]
+            + [f"{lab['id']} {what}" for what in ("passed", "total", "percent") for lab in columns]
+            + [f"{lab_id} step {step}{suffix}" for lab_id, step in step_ids for suffix in ("", " passed")]]
     for host in hosts:
         score = host_score(host)
-        percent = f"{100 * score['passed'] / score['total']:.1f}" if score["total"] else ""
         errors = ([f"{kind_label(host['error']['kind'])}: {host['error']['message']}"] if host["error"] else []) + [
             f"{lab_id}: {kind_label(lab['error']['kind'])}: {lab['error']['message']}"
             for lab_id, lab in host["labs"].items() if lab["error"]]
         steps = {(lab_id, s["step"]): s for lab_id, lab in host["labs"].items() for s in lab["steps"]}
         lab_scores = {lab_id: (lab["summary"][PASS], lab["summary"]["total"]) for lab_id, lab in host["labs"].items()}
-        writer.writerow(
-            [_csv_cell(host["host"]), host["lang"], host["state"], _csv_cell("; ".join(errors)), host.get("graded_at", ""),
-             score["passed"], score["total"], percent]
+        rows.append(
+            [csv_cell(host["host"]), csv_cell(host.get("learner_id", "")), host["lang"], host["state"],
+             csv_cell("; ".join(errors)), host.get("graded_at", ""), score["passed"], score["total"],
+             percent(score["passed"], score["total"])]
             + [lab_scores.get(lab["id"], ("", ""))[0] for lab in columns]
             + [lab_scores.get(lab["id"], ("", ""))[1] for lab in columns]
+            + [percent(*lab_scores[lab["id"]]) if lab["id"] in lab_scores else "" for lab in columns]
             + [value for key in step_ids for value in _csv_step(host, steps.get(key), key[0])])
-    return "\ufeff" + out.getvalue()
+    return csv_text(rows)
 
 
 def render(view):

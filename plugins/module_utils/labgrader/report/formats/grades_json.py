@@ -9,6 +9,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report
     compute_counts,
     host_score,
     lab_columns,
+    lab_not_started,
 )
 
 NAME = "json"
@@ -18,7 +19,7 @@ RECORD_KEYS = ("lab", "step", "check", "status", "expected", "found", "message_k
                "hint", "hint_key")
 
 
-def build_grades(hosts, generated_at, lang="en", run=None):
+def build_grades(hosts, generated_at, lang="en", run=None, history=None):
     out_hosts = []
     records = []
     for host in hosts:
@@ -28,14 +29,16 @@ def build_grades(hosts, generated_at, lang="en", run=None):
                 "status": lab["status"],
                 "summary": lab["summary"],
                 "error": lab["error"],
+                "not_started": lab_not_started(lab),
                 "steps": [{"step": s["step"], "title": s["title"], "status": s["status"],
-                           "summary": s["summary"]} for s in lab["steps"]],
+                           "summary": s["summary"], "first_passed": s.get("first_passed")} for s in lab["steps"]],
             }
             for step in lab["steps"]:
                 for c in step["checks"]:
                     records.append({"host": host["host"], **{k: c[k] for k in RECORD_KEYS}})
         out_hosts.append({
             "host": host["host"],
+            "learner_id": host.get("learner_id", ""),
             "lang": host["lang"],
             "state": host["state"],
             "error": host["error"],
@@ -53,6 +56,7 @@ def build_grades(hosts, generated_at, lang="en", run=None):
         "hosts": out_hosts,
         "records": records,
         "run": run or {"scope": "class", "graded": [h["host"] for h in hosts], "carried": [], "previous": None},
+        "history": history or [],
     }
 
 

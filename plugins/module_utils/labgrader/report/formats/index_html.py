@@ -19,13 +19,18 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import LABELS, label
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import xml_safe
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import (
+    NOT_STARTED,
+    class_rates,
     compute_counts,
     host_score,
     lab_columns,
+    lab_not_started,
+    most_failed,
     step_title,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import (
     ERROR,
+    FAIL,
     LANGUAGE_NAMES,
     PASS,
     SEVERITY,
@@ -38,9 +43,10 @@ from markupsafe import Markup
 
 NAME = "html"
 FILE = "index.html"
-FILTERS = ("f_all", "f_attention", "f_errors", "f_failing", "f_pending", "f_progressed", "f_regressed",
-           "f_complete")
+FILTERS = ("f_all", "f_attention", "f_errors", "f_failing", "f_not_started", "f_pending", "f_progressed",
+           "f_regressed", "f_complete")
 SORTS = ("s_name", "s_errors", "s_stuck", "s_score_asc", "s_score_desc", "s_progress")
+SYMBOLS_SHOWN = {**SYMBOLS, NOT_STARTED: "\u25cb"}  # a lab not started: an empty circle
 HOST_ERROR_RANK = len(SEVERITY)  # a host that could not be graded sorts above an ERROR check
 # The text of the page's <style> and <script> elements; the CSP allows exactly this script.
 STYLE = "\n" + html_assets.CSS
@@ -67,34 +73,38 @@ def _template():
 
 def pass_rates(hosts, columns):
     """{(lab index, step index): (passed, graded)} over graded hosts whose lab result has the step."""
-    rates = {}
-    for li, lab in enumerate(columns):
-        for si, column in enumerate(lab["steps"]):
-            statuses = [s["status"] for h in hosts if h["state"] == "graded"
-                        for result in [h["labs"].get(lab["id"])] if result and not result["error"]
-                        for s in result["steps"] if s["step"] == column["step"]]
-            rates[(li, si)] = (statuses.count(PASS), len(statuses))
-    return rates
+    rates = class_rates(hosts)
+    return {(li, si): tuple(rates.get(f"{lab['id']}.{column['step']}", (0, 0)))
+            for li, lab in enumerate(columns) for si, column in enumerate(lab["steps"])}
 
 
 def _row_facts(host, columns):
-    """Sorting and filtering attributes of a matrix row: severity, statuses present, non-passing steps."""
+    """Sorting and filtering attributes of a matrix row: severity, what is present (the statuses
+    of its steps and of their checks; NOT_STARTED for a lab not started, which ranks as a FAIL
+    and adds no status), non-passing steps."""
     if host["state"] == "error":
         return HOST_ERROR_RANK, "HOST", ""
-    statuses, not_passing = set(), []
+    statuses, not_passing, not_started = set(), [], False
     for li, lab in enumerate(columns):
         result = host["labs"].get(lab["id"])
         if result is None:
             continue
-        by_step = {s["step"]: s["status"] for s in result["steps"]}
+        idle = lab_not_started(result)
+        not_started = not_started or idle
+        by_step = {s["step"]: s for s in result["steps"]}
         for si, column in enumerate(lab["steps"]):
-            status = ERROR if result["error"] else by_step.get(column["step"])
+            step = by_step.get(column["step"])
+            status = ERROR if result["error"] else step and step["status"]
             if status is None:
                 continue
-            statuses.add(status)
+            if not idle:
+                statuses.add(status)
+                statuses.update(c["status"] for c in (step["checks"] if step else []))
             if status != PASS:
                 not_passing.append(f"{li}-{si}")
-    return SEVERITY[worst(statuses)], " ".join(s for s in STATUSES if s in statuses), " ".join(not_passing)
+    present = [s for s in STATUSES if s in statuses] + ([NOT_STARTED] if not_started else [])
+    rank = SEVERITY[worst(statuses | ({FAIL} if not_started else set()))]
+    return rank, " ".join(present), " ".join(not_passing)
 
 
 CHANGE_TEXTS = {"progressed": "+{up}", "regressed": "\u2212{down}", "mixed": "+{up} \u2212{down}", "unchanged": "=",
@@ -124,6 +134,8 @@ def _lab_cell(result, lab, li, up):
         return {"state": "none", "span": span}
     if result["error"]:
         return {"state": "error", "span": span, "li": li, "message": result["error"]["message"]}
+    if lab_not_started(result):
+        return {"state": "not_started", "span": span, "li": li, "total": result["summary"]["total"]}
     by_step = {s["step"]: s for s in result["steps"]}
     steps = []
     for si, column in enumerate(lab["steps"]):
@@ -141,9 +153,11 @@ def _row(row_index, host, columns, lang):
     score = host_score(host)
     row = {
         "i": row_index, "name": host["host"], "lang": host["lang"], "sev": sev, "present": present,
-        "ratio": round(1000 * score["passed"] / score["total"]) if score["total"] else 0,
+        "ratio": "" if host["state"] == "error" else round(1000 * score["passed"] / score["total"]) if score["total"] else 0,
         "not_passing": not_passing, "chg": change.get("change", ""), "up": len(change.get("up", [])),
-        "classes": " ".join(c for c in ("host-error" if host["state"] == "error" else "", "carried" if carried else "") if c),
+        "classes": " ".join(c for c in ("host-error" if host["state"] == "error" else "", "carried" if carried else "",
+                                        "kept" if host.get("failed_attempt") else "") if c),
+        "kept": host.get("failed_attempt"),
         "carried": carried, "graded_at": host.get("graded_at", ""), "error": host["error"] if host["state"] == "error" else None,
         "passed": score["passed"], "total": score["total"], "change": _change_cell(host.get("change"), lang),
     }
@@ -167,6 +181,47 @@ def _columns(hosts, columns, lang):
     return out
 
 
+def _teach(hosts, columns, lang):
+    """What to teach now (views.most_failed) as the page lists it: per step its most failed
+    checks, each with the count and the matrix rows (data-i) of the learners concerned."""
+    rows = {host["host"]: str(index) for index, host in enumerate(hosts)}
+    titles = {(lab["id"], s["step"]): step_title(s, lang) for lab in columns for s in lab["steps"]}
+    return [{"lab": item["lab"], "step": item["step"], "title": titles[(item["lab"], item["step"])],
+             "checks": [{"id": c["check"], "name": c["check"].removeprefix(f"{item['lab']}.{item['step']}."),
+                         "count": len(c["hosts"]), "rows": " ".join(rows[h] for h in c["hosts"])}
+                        for c in item["checks"]]}
+            for item in most_failed(hosts, columns)]
+
+
+SPARK_WIDTH, SPARK_HEIGHT, SPARK_PAD = 96, 34, 3  # one step's chart of its pass rate over the runs
+
+
+def _progress(history, columns, lang):
+    """The class's pass rate per step over the runs of `history` (grades.json), as the page draws
+    it: per lab, per step an SVG polyline (oldest run left, 0 % bottom, 100 % top) and the
+    first and last rates; None with fewer than two runs (nothing to follow yet)."""
+    if len(history) < 2:
+        return None
+    span_x, span_y = SPARK_WIDTH - 2 * SPARK_PAD, SPARK_HEIGHT - 2 * SPARK_PAD
+    out = []
+    for lab in columns:
+        steps = []
+        for column in lab["steps"]:
+            key = f"{lab['id']}.{column['step']}"
+            points = []
+            for index, run in enumerate(history):
+                passed, graded = run["rates"].get(key, (0, 0))
+                if graded:
+                    x = SPARK_PAD + span_x * index / (len(history) - 1)
+                    y = SPARK_PAD + span_y * (1 - passed / graded)
+                    points.append((round(x, 1), round(y, 1), round(100 * passed / graded)))
+            steps.append({"step": column["step"], "title": step_title(column, lang),
+                          "points": " ".join(f"{x},{y}" for x, y, _ in points),
+                          "last": points[-1] if points else None, "first": points[0] if points else None})
+        out.append({"id": lab["id"], "steps": steps})
+    return {"runs": len(history), "since": history[0]["at"], "labs": out}
+
+
 def _partial(run):
     """What the page says about a partial run (None for a run of the whole class)."""
     if not run or run["scope"] != "partial":
@@ -176,7 +231,7 @@ def _partial(run):
             "previous": previous is not None, "time": previous["generated_at"] if previous else ""}
 
 
-def build_html(hosts, generated_at, lang="en", title="", run=None, render_message=None, render_hint=None):
+def build_html(hosts, generated_at, lang="en", title="", run=None, render_message=None, render_hint=None, history=()):
     """The page of `hosts` (the class view of one run); render_message/render_hint render a
     check's message and hint in another language (page_data.translations)."""
     lang = lang if lang in LABELS else "en"
@@ -187,8 +242,9 @@ def build_html(hosts, generated_at, lang="en", title="", run=None, render_messag
         lang=lang, csp=Markup(CSP), schema=SCHEMA, title=title, page_title=title or LABELS[lang]["title"],
         generated_at=generated_at, css=Markup(STYLE), script=Markup(SCRIPT),
         label=lambda key, **params: label(lang, key, **params), languages=LANGUAGE_NAMES,
-        statuses=STATUSES, sym=SYMBOLS, filters=FILTERS, sorts=SORTS, counts=counts,
-        partial=_partial(run), columns=_columns(hosts, columns, lang),
+        statuses=STATUSES, sym=SYMBOLS_SHOWN, filters=FILTERS, sorts=SORTS, counts=counts,
+        partial=_partial(run), columns=_columns(hosts, columns, lang), teach=_teach(hosts, columns, lang),
+        progress=_progress(list(history), columns, lang), spark=(SPARK_WIDTH, SPARK_HEIGHT),
         ncols=sum(max(1, len(lab["steps"])) for lab in columns),
         pass_percent=round(100 * counts[PASS] / counts["total"]) if counts["total"] else 0,
         with_change=previous is not None, previous_time=previous["generated_at"] if previous is not None else "",
@@ -199,4 +255,4 @@ def build_html(hosts, generated_at, lang="en", title="", run=None, render_messag
 
 
 def render(view):
-    return build_html(view.hosts, view.generated_at, view.lang, view.title, view.run)
+    return build_html(view.hosts, view.generated_at, view.lang, view.title, view.run, history=view.grades["history"])

@@ -14,6 +14,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report
     host_errors,
     host_score,
     lab_columns,
+    lab_not_started,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import (
     ASCII_SYMBOLS,
@@ -25,6 +26,9 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabu
 )
 
 MATRIX_WIDTH = 100
+# A lab not started (views.lab_not_started), by ascii_only: ∘ has East Asian width "neutral" (○ is
+# "ambiguous", two columns in many ja/ko terminals).
+NOT_STARTED_SYMBOLS = {False: "\u2218", True: "o"}
 
 
 def fit(text, width):
@@ -111,6 +115,8 @@ def build_matrix(hosts, index_path="", ascii_only=False, generated_at="", width=
                 cells = sym[None] * max(1, len(lab["steps"]))
             elif result["error"]:
                 cells = sym[ERROR] * max(1, len(lab["steps"]))
+            elif lab_not_started(result):
+                cells = NOT_STARTED_SYMBOLS[ascii_only] * len(result["steps"])
             else:
                 by_step = {s["step"]: s["status"] for s in result["steps"]}
                 cells = "".join(sym[by_step.get(s["step"])] for s in lab["steps"])
@@ -147,8 +153,10 @@ def build_matrix(hosts, index_path="", ascii_only=False, generated_at="", width=
                 line = " "
             line += item
         lines.append(line.rstrip(","))
+    idle = any(lab_not_started(lab) for h in hosts for lab in h["labs"].values())
     lines.append(f"legend: {sym[PASS]} pass  {sym[FAIL]} fail  {sym[PENDING]} pending  "
                  f"{sym[ERROR]} error  {sym[None]} not graded"
+                 + (f"  {NOT_STARTED_SYMBOLS[ascii_only]} not started" if idle else "")
                  + (f"  ({generated_at})" if generated_at else ""))
     lines += [fit(line, width) for line in run_lines(hosts, run)]
     lines.append(f"report: {term_safe(index_path)}" if index_path else "report: not written (check mode)")

@@ -57,10 +57,11 @@ def _shown_cut(value, limit=4000):
 
 def page_data(hosts, columns, render_message=None, render_hint=None):
     """The JSON the page's script reads to show a cell's details: labs, interned check rows, hosts."""
-    rows = _Interner()
+    rows, times = _Interner(), _Interner()
     out_hosts = []
     for host in hosts:
-        entry = {"n": xml_safe(host["host"]), "l": host["lang"], "g": host.get("graded_at", ""), "e": None, "s": []}
+        entry = {"n": xml_safe(host["host"]), "l": host["lang"], "g": host.get("graded_at", ""), "e": None, "s": [],
+                 "f": _first_passed(host, columns, times)}
         if host["state"] == "error":
             error = host["error"]
             entry["e"] = {"k": error["kind"], "m": xml_safe(error["message"]),
@@ -97,8 +98,23 @@ def page_data(hosts, columns, render_message=None, render_hint=None):
                              "titles": {k: xml_safe(v) for k, v in s["titles"].items()}} for s in lab["steps"]]}
                  for lab in columns],
         "rows": rows.items,
+        "times": times.items,
         "hosts": out_hosts,
     }
+
+
+def _first_passed(host, columns, times):
+    """Per lab of `columns`, per step: the index in `times` of when the learner first passed it,
+    -1 when never; None for a lab not graded or in error."""
+    out = []
+    for lab in columns:
+        result = host["labs"].get(lab["id"])
+        if result is None or result["error"]:
+            out.append(None)
+            continue
+        by_step = {s["step"]: s.get("first_passed") for s in result["steps"]}
+        out.append([times.add(xml_safe(by_step[c["step"]])) if by_step.get(c["step"]) else -1 for c in lab["steps"]])
+    return out
 
 
 def _safe_texts(texts):
