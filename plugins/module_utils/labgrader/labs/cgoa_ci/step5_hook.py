@@ -7,8 +7,9 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.probes import ProbeRun
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.definition import lab
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.scripts import script_verdict
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.step4_gate import probe_check
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import passed
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import HOOK
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.step4_gate import probe_verdict
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import PASS, passed
 
 
 @lab.check(5, "hook-file", hint="ci_hook")
@@ -39,13 +40,43 @@ def validate_blocks(state):
     return None
 
 
-# the pre-receive hook on the pushes of probe_cases.py: (check name, push, should it be accepted,
-# what it checks, the earlier step that decides it)
+# The pre-receive hook on the pushes of probe_cases.hook_cases: (check name, should the pushes be
+# accepted, what the check asks, {push: what that push asks}, the earlier step that decides it).
+# A check of several pushes fails with the first push that ends otherwise. docs/probes-cgoa-ci.md
+# ("pre-receive") lists the wrong hooks each push catches.
 HOOK_CHECKS = (
-    ("hook-rejects-typo-on-main", "typo-main", False, "phrase_probe_typo_main", validate_accepts_typo),
-    ("hook-accepts-valid-main", "valid-main", True, "phrase_probe_valid_main", validate_blocks),
-    ("hook-rejects-delete-main", "delete-main", False, "phrase_probe_delete_main", None),
-    ("hook-accepts-other-branch", "typo-branch", True, "phrase_probe_other_branch", None),
+    ("hook-rejects-typo-on-main", False, "phrase_probe_typo_main", {"typo-main": "phrase_probe_typo_main"},
+     validate_accepts_typo),
+    ("hook-accepts-valid-main", True, "phrase_probe_valid_main", {"valid-main": "phrase_probe_valid_main"},
+     validate_blocks),
+    ("hook-rejects-delete-main", False, "phrase_probe_delete_main", {"delete-main": "phrase_probe_delete_main"},
+     None),
+    ("hook-accepts-other-branch", True, "phrase_probe_other_branch", {"typo-branch": "phrase_probe_other_branch"},
+     None),
+    ("hook-accepts-branch-deletion", True, "phrase_probe_delete_branch",
+     {"delete-branch": "phrase_probe_delete_branch"}, None),
+    ("hook-accepts-main-lookalikes", True, "phrase_probe_main_lookalikes",
+     {"typo-main-lookalikes": "phrase_probe_main_lookalikes"}, None),
+    ("hook-rejects-typo-in-any-manifest", False, "phrase_probe_typo_any_manifest",
+     {"typo-main-yml": "phrase_probe_typo_yml", "typo-main-json": "phrase_probe_typo_json"}, validate_accepts_typo),
+    ("hook-reads-every-ref", False, "phrase_probe_every_ref",
+     {"typo-main-second": "phrase_probe_typo_main_second", "typo-main-first": "phrase_probe_typo_main_first"},
+     validate_accepts_typo),
 )
-for _name, _case, _succeeds, _what, _blocked_by in HOOK_CHECKS:
-    lab.check(5, _name, hint="ci_hook")(probe_check("hook", _case, _succeeds, _what, _blocked_by))
+
+
+def push_check(should_succeed, what_key, pushes, blocked_by):
+    """A check of the hook's runs on `pushes`: each must be accepted (or rejected)."""
+
+    def check(state):
+        blocker = blocked_by(state) if blocked_by else None
+        for case, case_what in pushes.items():
+            verdict = probe_verdict(state, "hook", case, should_succeed, case_what, HOOK, blocked_by=blocker)
+            if verdict.status != PASS:
+                return verdict
+        return probe_verdict(state, "hook", next(iter(pushes)), should_succeed, what_key, HOOK)
+    return check
+
+
+for _name, _succeeds, _what, _pushes, _blocked_by in HOOK_CHECKS:
+    lab.check(5, _name, hint="ci_hook")(push_check(_succeeds, _what, _pushes, _blocked_by))

@@ -8,6 +8,7 @@ import re
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import synced_healthy
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import file_problem
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.git import clone_origin_verdict, repo_blocked
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.probes import ProbeRun
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import stop_if
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.application import APPLICATION
@@ -16,11 +17,56 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import APP
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed
 
-# git's own lines for a push refused by a pre-receive hook (builtin/send-pack.c, transport.c):
-# " ! [remote rejected] main -> main (pre-receive hook declined)"; the hook's output is relayed
-# as "remote: ..." lines.
-TRANSCRIPT = {"[remote rejected] main": r"\[remote rejected\]\s+main\b", "pre-receive hook declined":
-              r"pre-receive hook declined", "the hook's own output (remote: ...)": r"(?m)^remote: \S"}
+# The line git prints for a ref the remote refused (transport.c print_one_push_status: for
+# REF_STATUS_REMOTE_REJECT it calls print_ref_status('!', "[remote rejected]", ref, ref->peer_ref
+# or NULL for a deletion, ref->remote_status)):
+# - by default, on stderr, " ! [remote rejected] <src> -> <dst> (<reason>)": "[remote rejected]"
+#   padded to the push's summary width (" %c %-*s "), both names through prettify_refname, which
+#   drops refs/heads/: "main -> main", "HEAD -> main" for HEAD:main, "<sha> -> main" for a commit
+#   id, "x -> main" for refs/heads/x:main or x:refs/heads/main;
+# - with --porcelain, on stdout, "!\t<src>:<dst>\t[remote rejected] (<reason>)", the names in full
+#   (refs/heads/main) and <src> as typed (HEAD, refs/heads/x, an abbreviated sha).
+# A deletion has no source (" ! [remote rejected] main (...)", "!\t:refs/heads/main\t..."): it is
+# not the typo push. The reason is receive-pack's for a pre-receive hook that exits non-zero
+# (builtin/receive-pack.c execute_commands: "pre-receive hook declined"). Both forms observed with
+# git 2.39 (tests/grader/test_cgoa_hook.py keeps them). On a terminal git colours "!" and the
+# summary (transport.c TRANSPORT_COLOR_REJECTED) and ends relayed lines with ESC [K (sideband.c
+# ANSI_SUFFIX); a capture by script(1) ends lines with CRLF: both are dropped before matching.
+# Neither "To <url>" nor "error: failed to push some refs" is needed (git translates the latter).
+REJECTED_MAIN = (re.compile(r"^ ?! +\[remote rejected\] +\S+ -> main \(pre-receive hook declined\) *$"),
+                 re.compile(r"^!\t[^\t:]+:refs/heads/main\t\[remote rejected\] \(pre-receive hook declined\)$"))
+# receive-pack relays the hook's stdout and stderr through the sideband, which git prints
+# after this prefix (sideband.c DISPLAY_PREFIX).
+RELAYED = re.compile(r"^remote: \S")
+ESCAPES = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+PARTS = {"rejected": "! [remote rejected] … -> main (pre-receive hook declined)", "relayed": "remote: …"}
+
+
+def transcript_lines(text):
+    return [ESCAPES.sub("", line).rstrip("\r") for line in text.split("\n")]
+
+
+def transcript_parts(text):
+    """The parts of PARTS that `text` holds: git's rejection of a push to main by the
+    pre-receive hook, and lines the hook printed."""
+    lines = transcript_lines(text)
+    found = set()
+    if any(pattern.match(line) for line in lines for pattern in REJECTED_MAIN):
+        found.add("rejected")
+    if any(RELAYED.match(line) for line in lines):
+        found.add("relayed")
+    return found
+
+
+def hook_prints(state):
+    """Whether the learner's hook printed anything when it refused the typo push (its run in the
+    probes): then blocked.txt must show it too. When the probe cannot say, it is asked for."""
+    runs = state.probes.get("hook") or {}
+    if "error" in state.probes or "typo-main" not in runs:
+        return True
+    run = ProbeRun.from_dict(runs["typo-main"])
+    return run.returncode is None or run.timed_out or run.truncated or any(
+        RELAYED.match(line) for line in transcript_lines(run.output))
 
 
 @lab.check(6, "blocked-transcript", hint="ci_blocked")
@@ -28,10 +74,12 @@ def blocked_transcript(state):
     read = state.files["blocked.txt"]
     if not read.ok:
         return file_problem(read, hint="ci_blocked")
-    missing = [name for name, pattern in TRANSCRIPT.items() if not re.search(pattern, read.text)]
+    wanted = ["rejected", "relayed"] if hook_prints(state) else ["rejected"]
+    missing = [PARTS[part] for part in wanted if part not in transcript_parts(read.text)]
+    expected = [PARTS[part] for part in wanted]
     if missing:
-        return failed("transcript_incomplete", expected=list(TRANSCRIPT), found=missing, missing=", ".join(missing))
-    return passed("transcript_ok", expected=list(TRANSCRIPT), found=list(TRANSCRIPT))
+        return failed("transcript_incomplete", expected=expected, found=missing, missing=", ".join(missing))
+    return passed("transcript_ok", expected=expected, found=expected)
 
 
 def has_typo(doc):
