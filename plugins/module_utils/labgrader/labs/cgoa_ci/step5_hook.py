@@ -15,7 +15,8 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdic
 @lab.check(5, "hook-file", hint="ci_hook")
 def hook_file(state):
     return script_verdict(state, "hooks/pre-receive", "ci_hook") or passed(
-        "script_ok", path=state.files["hooks/pre-receive"].path)
+        "script_ok", path=state.files["hooks/pre-receive"].path
+    )
 
 
 def validate_accepts_typo(state):
@@ -45,23 +46,38 @@ def validate_blocks(state):
 # A check of several pushes fails with the first push that ends otherwise. docs/probes-cgoa-ci.md
 # ("pre-receive") lists the wrong hooks each push catches.
 HOOK_CHECKS = (
-    ("hook-rejects-typo-on-main", False, "phrase_probe_typo_main", {"typo-main": "phrase_probe_typo_main"},
-     validate_accepts_typo),
-    ("hook-accepts-valid-main", True, "phrase_probe_valid_main", {"valid-main": "phrase_probe_valid_main"},
-     validate_blocks),
-    ("hook-rejects-delete-main", False, "phrase_probe_delete_main", {"delete-main": "phrase_probe_delete_main"},
-     None),
-    ("hook-accepts-other-branch", True, "phrase_probe_other_branch", {"typo-branch": "phrase_probe_other_branch"},
-     None),
-    ("hook-accepts-branch-deletion", True, "phrase_probe_delete_branch",
-     {"delete-branch": "phrase_probe_delete_branch"}, None),
-    ("hook-accepts-main-lookalikes", True, "phrase_probe_main_lookalikes",
-     {"typo-main-lookalikes": "phrase_probe_main_lookalikes"}, None),
-    ("hook-rejects-typo-in-any-manifest", False, "phrase_probe_typo_any_manifest",
-     {"typo-main-yml": "phrase_probe_typo_yml", "typo-main-json": "phrase_probe_typo_json"}, validate_accepts_typo),
-    ("hook-reads-every-ref", False, "phrase_probe_every_ref",
-     {"typo-main-second": "phrase_probe_typo_main_second", "typo-main-first": "phrase_probe_typo_main_first"},
-     validate_accepts_typo),
+    (
+        "hook-rejects-typo-on-main",
+        False,
+        "phrase_probe_typo_main",
+        {"typo-main": "phrase_probe_typo_main"},
+        validate_accepts_typo,
+    ),
+    ("hook-accepts-valid-main", True, "phrase_probe_valid_main", {"valid-main": "phrase_probe_valid_main"}, validate_blocks),
+    ("hook-rejects-delete-main", False, "phrase_probe_delete_main", {"delete-main": "phrase_probe_delete_main"}, None),
+    ("hook-accepts-other-branch", True, "phrase_probe_other_branch", {"typo-branch": "phrase_probe_other_branch"}, None),
+    ("hook-accepts-branch-deletion", True, "phrase_probe_delete_branch", {"delete-branch": "phrase_probe_delete_branch"}, None),
+    (
+        "hook-accepts-main-lookalikes",
+        True,
+        "phrase_probe_main_lookalikes",
+        {"typo-main-lookalikes": "phrase_probe_main_lookalikes"},
+        None,
+    ),
+    (
+        "hook-rejects-typo-in-any-manifest",
+        False,
+        "phrase_probe_typo_any_manifest",
+        {"typo-main-yml": "phrase_probe_typo_yml", "typo-main-json": "phrase_probe_typo_json"},
+        validate_accepts_typo,
+    ),
+    (
+        "hook-reads-every-ref",
+        False,
+        "phrase_probe_every_ref",
+        {"typo-main-second": "phrase_probe_typo_main_second", "typo-main-first": "phrase_probe_typo_main_first"},
+        validate_accepts_typo,
+    ),
 )
 
 
@@ -75,6 +91,7 @@ def push_check(should_succeed, what_key, pushes, blocked_by):
             if verdict.status != PASS:
                 return verdict
         return probe_verdict(state, "hook", next(iter(pushes)), should_succeed, what_key, HOOK)
+
     return check
 
 

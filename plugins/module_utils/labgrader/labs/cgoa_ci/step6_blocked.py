@@ -33,8 +33,10 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdic
 # summary (transport.c TRANSPORT_COLOR_REJECTED) and ends relayed lines with ESC [K (sideband.c
 # ANSI_SUFFIX); a capture by script(1) ends lines with CRLF: both are dropped before matching.
 # Neither "To <url>" nor "error: failed to push some refs" is needed (git translates the latter).
-REJECTED_MAIN = (re.compile(r"^ ?! +\[remote rejected\] +\S+ -> main \(pre-receive hook declined\) *$"),
-                 re.compile(r"^!\t[^\t:]+:refs/heads/main\t\[remote rejected\] \(pre-receive hook declined\)$"))
+REJECTED_MAIN = (
+    re.compile(r"^ ?! +\[remote rejected\] +\S+ -> main \(pre-receive hook declined\) *$"),
+    re.compile(r"^!\t[^\t:]+:refs/heads/main\t\[remote rejected\] \(pre-receive hook declined\)$"),
+)
 # receive-pack relays the hook's stdout and stderr through the sideband, which git prints
 # after this prefix (sideband.c DISPLAY_PREFIX).
 RELAYED = re.compile(r"^remote: \S")
@@ -65,8 +67,12 @@ def hook_prints(state):
     if "error" in state.probes or "typo-main" not in runs:
         return True
     run = ProbeRun.from_dict(runs["typo-main"])
-    return run.returncode is None or run.timed_out or run.truncated or any(
-        RELAYED.match(line) for line in transcript_lines(run.output))
+    return (
+        run.returncode is None
+        or run.timed_out
+        or run.truncated
+        or any(RELAYED.match(line) for line in transcript_lines(run.output))
+    )
 
 
 @lab.check(6, "blocked-transcript", hint="ci_blocked")
