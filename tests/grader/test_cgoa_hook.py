@@ -14,6 +14,7 @@ import subprocess
 
 import pytest
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.probe_cases import hook_cases
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.solution import pre_receive
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.step6_blocked import (
     transcript_parts,
@@ -24,13 +25,17 @@ from tests.grader.conftest import collect_host, judge
 LAB = LABS["cgoa-ci"]
 STEP5 = [c.id for c in LAB.checks if c.id.startswith("cgoa-ci.5.")]
 
-# kubectl apply -f <dir> reads *.json, *.yaml and *.yml at the top of <dir>; the API server refuses
-# an unknown field (strict decoding). "replicas:" does not match.
+# kubectl apply -f <dir> reads *.json, *.yaml and *.yml at the top of <dir> and fails when it finds
+# none ("error: no objects passed to apply"); the API server refuses an unknown field (strict
+# decoding). "replicas:" does not match.
 STAND_IN_VALIDATE = r"""#!/bin/sh
+found=0
 for f in "$1"/*.yaml "$1"/*.yml "$1"/*.json; do
   [ -f "$f" ] || continue
+  found=1
   if grep -Eq '"?replica"?:' "$f"; then echo "error: strict decoding error: unknown field spec.replica ($f)"; exit 1; fi
 done
+[ $found = 1 ] || { echo "error: no objects passed to apply"; exit 1; }
 echo "validated $1"
 """
 
@@ -127,11 +132,47 @@ exec {validate} "$tmp/deploy"
         loop(ONLY_MAIN + CHECK_NEW.replace("|| status=1", "|| echo invalid")),
         {"hook-rejects-typo-on-main", "hook-rejects-typo-in-any-manifest", "hook-reads-every-ref"},
     ),
+    "refuses every push to main": (
+        loop('  [ "$ref" = refs/heads/main ] && status=1\n'),
+        {"hook-accepts-valid-main"},
+    ),
+    "validates the repository's root instead of deploy/": (
+        loop(ONLY_MAIN + CHECK_NEW.replace(" deploy | tar", " | tar").replace('"$tmp/deploy"', '"$tmp"')),
+        {"hook-accepts-valid-main"},
+    ),
+    "calls ./validate.sh (the hook runs in the bare repository)": (
+        loop(ONLY_MAIN + CHECK_NEW.replace("{validate}", "./validate.sh")),
+        {"hook-accepts-valid-main"},
+    ),
+    "skips deletions as nothing to validate": (
+        loop('  [ "$new" = "$zero" ] && continue\n' + ONLY_MAIN + CHECK_NEW),
+        {"hook-rejects-delete-main"},
+    ),
+    "handles the zero sha of main but forgets the status": (
+        loop(ONLY_MAIN.replace("then status=1; continue", 'then echo "no deleting main"; continue') + CHECK_NEW),
+        {"hook-rejects-delete-main"},
+    ),
+    "validates every ref": (
+        loop('  if [ "$new" = "$zero" ]; then [ "$ref" = refs/heads/main ] && status=1; continue; fi\n' + CHECK_NEW),
+        {"hook-accepts-other-branch", "hook-accepts-main-lookalikes"},
+    ),
+    "blocks every other branch": (
+        loop(ONLY_MAIN.replace("|| continue", "|| { status=1; continue; }") + CHECK_NEW),
+        {"hook-accepts-other-branch", "hook-accepts-branch-deletion", "hook-accepts-main-lookalikes"},
+    ),
     "compares the ref with main, not refs/heads/main": (
         loop(ONLY_MAIN.replace("refs/heads/main", "main") + CHECK_NEW),
         {"hook-rejects-typo-on-main", "hook-rejects-delete-main", "hook-rejects-typo-in-any-manifest", "hook-reads-every-ref"},
     ),
 }
+
+
+def test_a_local_branch_of_the_pushes_holds_the_same_files_in_every_push():
+    """The clone has one branch per name: two pushes that gave it different files would push one."""
+    files = {}
+    for _, commits, _ in hook_cases("dev/web-tuning", "wip/scale-web"):
+        for branch, content in commits.items():
+            assert files.setdefault(branch, content) == content, branch
 
 
 def graded_with_hook(fake_api, hook_text):

@@ -48,7 +48,8 @@ MAIN_LOOKALIKES = ("mainline", "maint", "feature/main-fix", "hotfix/main")
 
 def hook_cases(existing, new):
     """(case, {local branch: {file: text}} committed on main, push arguments): pushes the gate
-    must reject or let through (step5_hook.HOOK_CHECKS says which). `existing` is a branch the
+    must reject or let through (step5_hook.HOOK_CHECKS says which). A local branch holds the same
+    files in every case that names it (the clone has one such branch). `existing` is a branch the
     copy of the bare repository already has (at main), sorting before main; `new` one it has not.
     Every run starts from the same copy (sandbox.py), so no push depends on another's outcome."""
     typo = {WEB_YAML: manifest("web", replicas_key="replica")}
@@ -70,6 +71,6 @@ def hook_cases(existing, new):
         # One push, two refs: main second (a hook that reads only the first line lets it through),
         # then main first (one that keeps only the last line's values does).
         ("typo-main-second", {existing: valid, "web-typo": typo}, ["origin", existing, "web-typo:main"]),
-        ("typo-main-first", {"web-typo": typo, new: valid}, ["origin", "web-typo:main", new]),
+        ("typo-main-first", {"web-typo": typo, "scale-web": valid}, ["origin", "web-typo:main", f"scale-web:{new}"]),
         ("typo-main-lookalikes", dict.fromkeys(MAIN_LOOKALIKES, typo), ["origin", *MAIN_LOOKALIKES]),
     )
