@@ -58,28 +58,28 @@ def loop(body):
     return LOOP.format(body=body)
 
 
+def matching(test):
+    """The gate with `test` instead of [ "$ref" = refs/heads/main ]."""
+    return loop(ONLY_MAIN.replace('[ "$ref" = refs/heads/main ]', test) + CHECK_NEW)
+
+
+def one_line(reading):
+    """A gate without a loop: `reading` sets old, new and ref once."""
+    return f"""#!/usr/bin/env bash
+{reading}
+[ "$ref" = refs/heads/main ] || exit 0
+[ "$new" = 0000000000000000000000000000000000000000 ] && exit 1
+tmp=$(mktemp -d)
+git archive "$new" deploy | tar -x -C "$tmp"
+exec {{validate}} "$tmp/deploy"
+"""
+
+
 # wrong hook -> (its text, {validate} standing for validate.sh's path; the step 5 checks it fails)
 WRONG_HOOKS = {
-    "reads only the first line of stdin": (
-        """#!/usr/bin/env bash
-read -r old new ref
-[ "$ref" = refs/heads/main ] || exit 0
-[ "$new" = 0000000000000000000000000000000000000000 ] && exit 1
-tmp=$(mktemp -d)
-git archive "$new" deploy | tar -x -C "$tmp"
-exec {validate} "$tmp/deploy"
-""",
-        {"hook-reads-every-ref"},
-    ),
+    "reads only the first line of stdin": (one_line("read -r old new ref"), {"hook-reads-every-ref"}),
     "keeps only the last line of stdin": (
-        """#!/usr/bin/env bash
-while read -r o n r; do old=$o new=$n ref=$r; done
-[ "$ref" = refs/heads/main ] || exit 0
-[ "$new" = 0000000000000000000000000000000000000000 ] && exit 1
-tmp=$(mktemp -d)
-git archive "$new" deploy | tar -x -C "$tmp"
-exec {validate} "$tmp/deploy"
-""",
+        one_line("while read -r o n r; do old=$o new=$n ref=$r; done"),
         {"hook-reads-every-ref"},
     ),
     "stops at the first ref that is not main": (
@@ -87,15 +87,15 @@ exec {validate} "$tmp/deploy"
         {"hook-reads-every-ref"},
     ),
     "matches the ref with grep main": (
-        loop(ONLY_MAIN.replace('[ "$ref" = refs/heads/main ]', 'echo "$ref" | grep -q main') + CHECK_NEW),
+        matching('echo "$ref" | grep -q main'),
         {"hook-accepts-main-lookalikes"},
     ),
     "matches the ref with refs/heads/main*": (
-        loop(ONLY_MAIN.replace('[ "$ref" = refs/heads/main ]', "[[ $ref == refs/heads/main* ]]") + CHECK_NEW),
+        matching("[[ $ref == refs/heads/main* ]]"),
         {"hook-accepts-main-lookalikes"},
     ),
     "matches the ref by its last part": (
-        loop(ONLY_MAIN.replace('[ "$ref" = refs/heads/main ]', '[ "${ref##*/}" = main ]') + CHECK_NEW),
+        matching('[ "${ref##*/}" = main ]'),
         {"hook-accepts-main-lookalikes"},
     ),
     "rejects every deletion": (
