@@ -593,8 +593,8 @@ MUTATIONS = {
         "cgoa-ci.5.hook-rejects-typo-in-any-manifest": TYPO_IN_YML}),
     "a post-receive hook that writes": (mutation_post_receive_writes, {}),
     "blocked.txt hand-written": (mutation_hand_written_blocked_txt, {
-        "cgoa-ci.6.blocked-transcript": "blocked.txt lacks ! [remote rejected] … -> main (pre-receive hook declined), "
-                                        "remote: …: save the whole output of the rejected git push"}),
+        "cgoa-ci.6.blocked-transcript": "blocked.txt lacks `! [remote rejected] … -> main (pre-receive hook declined)`, "
+                                        "`remote: …`: save the whole output of the rejected git push"}),
     "bump.sh calls kubectl": (mutation_bump_calls_kubectl, {
         "cgoa-ci.7.bump-script": "<root>/root/cgoa-ci/bump.sh must take the tag as $1 and never call kubectl"}),
     "ci_can_write_prod as a string": (mutation_can_write_prod_as_string, {

@@ -266,21 +266,21 @@ MUTATIONS = {
          "at once (main on the first line of stdin), but exited with code 0: "}),
     "blocked.txt without git's lines": (
         lambda s: setattr(s.files["blocked.txt"], "text", "remote: pre-receive: rejected\n"),
-        {"cgoa-ci.6.blocked-transcript": "blocked.txt lacks ! [remote rejected] … -> main (pre-receive hook "
-         "declined): save the whole output of the rejected git push"}),
+        {"cgoa-ci.6.blocked-transcript": "blocked.txt lacks `! [remote rejected] … -> main (pre-receive hook "
+         "declined)`: save the whole output of the rejected git push"}),
     "blocked.txt of a rejected deletion of main": (
         lambda s: setattr(s.files["blocked.txt"], "text", "remote: pre-receive: deleting main is not allowed\n"
                           "To /srv/bare/ci.git\n ! [remote rejected] main (pre-receive hook declined)\n"),
-        {"cgoa-ci.6.blocked-transcript": "blocked.txt lacks ! [remote rejected] … -> main (pre-receive hook "
-         "declined): save the whole output of the rejected git push"}),
+        {"cgoa-ci.6.blocked-transcript": "blocked.txt lacks `! [remote rejected] … -> main (pre-receive hook "
+         "declined)`: save the whole output of the rejected git push"}),
     "blocked.txt of another branch": (
         lambda s: mutate_text(s, "blocked.txt", "main -> main", "feature -> feature"),
-        {"cgoa-ci.6.blocked-transcript": "blocked.txt lacks ! [remote rejected] … -> main (pre-receive hook "
-         "declined): save the whole output of the rejected git push"}),
+        {"cgoa-ci.6.blocked-transcript": "blocked.txt lacks `! [remote rejected] … -> main (pre-receive hook "
+         "declined)`: save the whole output of the rejected git push"}),
     "blocked.txt without the hook's output": (
         lambda s: setattr(s.files["blocked.txt"], "text", "To /srv/bare/ci.git\n ! [remote rejected] main -> main "
                           "(pre-receive hook declined)\n"),
-        {"cgoa-ci.6.blocked-transcript": "blocked.txt lacks remote: …: save the whole output of the rejected git "
+        {"cgoa-ci.6.blocked-transcript": "blocked.txt lacks `remote: …`: save the whole output of the rejected git "
          "push"}),
     "replica: reached main": (
         lambda s: set_web(s, 3, web(s, 3).replace("  replicas: 2\n", "  replicas: 2\n  replica: 2\n")),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.probe_cases import hook_cases
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.solution import pre_receive
@@ -21,6 +22,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
 )
 
 from tests.grader.conftest import collect_host, judge
+from tests.grader.test_words import english_words
 
 LAB = LABS["cgoa-ci"]
 STEP5 = [c.id for c in LAB.checks if c.id.startswith("cgoa-ci.5.")]
@@ -305,3 +307,14 @@ def test_an_accepted_or_otherwise_refused_main_is_not_a_rejection_by_the_hook():
     update_hook = " ! [remote rejected] main -> main (hook declined)\n"
     for text in (accepted, not_fast_forward, update_hook):
         assert transcript_parts(text) == set()
+
+
+def test_what_a_transcript_lacks_reads_as_code_in_every_language(fake_api):
+    """The missing parts are git's own text, in backticks: no English prose in ja or ko."""
+    state = collect_host(fake_api.world("cgoa-ci/golden.yaml"), "cgoa-ci")
+    state.files["blocked.txt"].text = "the push was rejected\n"
+    check = judge(state, "ja", "cgoa-ci")["cgoa-ci.6.blocked-transcript"]
+    for lang in ("ja", "ko"):
+        text = i18n.message(check["message_key"], check["params"], lang)
+        assert "`! [remote rejected] … -> main (pre-receive hook declined)`" in text and "`remote: …`" in text
+        assert english_words(text) == [], text

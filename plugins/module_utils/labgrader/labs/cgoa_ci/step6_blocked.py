@@ -41,7 +41,7 @@ REJECTED_MAIN = (
 # after this prefix (sideband.c DISPLAY_PREFIX).
 RELAYED = re.compile(r"^remote: \S")
 ESCAPES = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-PARTS = {"rejected": "! [remote rejected] … -> main (pre-receive hook declined)", "relayed": "remote: …"}
+PARTS = {"rejected": "`! [remote rejected] … -> main (pre-receive hook declined)`", "relayed": "`remote: …`"}
 
 
 def transcript_lines(text):
