@@ -122,10 +122,10 @@ def stage_pushes(sandbox, context):
         bare_copy = sandbox.staged(context.bare_path)
         existing = secrets.choice(EXISTING_BRANCHES)
         new = secrets.choice([b for b in FEATURE_BRANCHES if b != existing])
-        git(["--git-dir", bare_copy, "update-ref", f"refs/heads/{existing}", "refs/heads/main"], cwd=bare_copy,
-            deadline=context.deadline)
         clone = work_clone(sandbox, context.bare_path, clone_path, context.deadline)
         base = git(["rev-parse", "refs/remotes/origin/main"], cwd=clone, deadline=context.deadline)
+        git(["--git-dir", bare_copy, "update-ref", f"refs/heads/{existing}", base], cwd=bare_copy,
+            deadline=context.deadline)
         author = last_author(bare_copy, deadline=context.deadline)
         cases = hook_cases(existing, new)
         made = {}  # the same files on main are one commit, with a local branch for each push of it
