@@ -282,6 +282,12 @@ MUTATIONS = {
                           "(pre-receive hook declined)\n"),
         {"cgoa-ci.6.blocked-transcript": "blocked.txt lacks `remote: …`: save the whole output of the rejected git "
          "push"}),
+    "a hook that prints nothing, blocked.txt without remote: lines": (
+        lambda s: [s.probes["hook"]["typo-main"].update(output="To /srv/bare/ci.git\n!\tHEAD:refs/heads/main\t"
+                                                           "[remote rejected] (pre-receive hook declined)\nDone"),
+                   setattr(s.files["blocked.txt"], "text", "To /srv/bare/ci.git\n ! [remote rejected] HEAD -> main "
+                           "(pre-receive hook declined)\nerror: failed to push some refs to '/srv/bare/ci.git'\n")],
+        {}),
     "replica: reached main": (
         lambda s: set_web(s, 3, web(s, 3).replace("  replicas: 2\n", "  replicas: 2\n  replica: 2\n")),
         {"cgoa-ci.6.no-typo-on-main": 'commits on bare main have a replica: key in deploy/web.yaml: ["{sha3_7}"]'}),

@@ -130,6 +130,10 @@ WRONG_HOOKS = {
         loop(ONLY_MAIN + CHECK_NEW.replace('"$new" deploy', "HEAD deploy")),
         {"hook-rejects-typo-on-main", "hook-rejects-typo-in-any-manifest", "hook-reads-every-ref"},
     ),
+    "validates the learner's clone instead of the pushed commit": (
+        loop(ONLY_MAIN + '  "{validate}" "$(dirname "{validate}")/repo/deploy" || status=1\n'),
+        {"hook-rejects-typo-on-main", "hook-rejects-typo-in-any-manifest", "hook-reads-every-ref"},
+    ),
     "ignores the validator's exit status": (
         loop(ONLY_MAIN + CHECK_NEW.replace("|| status=1", "|| echo invalid")),
         {"hook-rejects-typo-on-main", "hook-rejects-typo-in-any-manifest", "hook-reads-every-ref"},
