@@ -76,6 +76,52 @@ def mutation_hook_blocks_every_branch(plane, learner):
                   '  [ "$ref" = refs/heads/main ] || { echo "only main"; status=1; continue; }\n')
 
 
+def mutation_hook_reads_one_line(plane, learner):
+    return edited(learner.bare / "hooks" / "pre-receive", "while read -r old new ref; do\n",
+                  "for once in 1; do\n  read -r old new ref\n")
+
+
+def mutation_hook_greps_main(plane, learner):
+    return edited(learner.bare / "hooks" / "pre-receive", '  [ "$ref" = refs/heads/main ] || continue\n',
+                  '  echo "$ref" | grep -q main || continue\n')
+
+
+def mutation_hook_rejects_every_deletion(plane, learner):
+    return edited(learner.bare / "hooks" / "pre-receive", '  [ "$ref" = refs/heads/main ] || continue\n',
+                  '  [ "$new" = "$zero" ] && { echo "no deletions"; status=1; continue; }\n'
+                  '  [ "$ref" = refs/heads/main ] || continue\n')
+
+
+def mutation_hook_checks_web_yaml_only(plane, learner):
+    return edited(learner.bare / "hooks" / "pre-receive", 'git archive "$new" deploy | tar -x -C "$tmp"',
+                  'mkdir "$tmp/deploy"; git show "$new:deploy/web.yaml" >"$tmp/deploy/web.yaml"')
+
+
+POST_RECEIVE_OBJECT = "post-receive-ran"
+
+
+@contextlib.contextmanager
+def mutation_post_receive_writes(plane, learner):
+    """A post-receive hook that writes the cluster with the CI identity (a Deployment in ci-dryrun,
+    which it may create) and the workspace: the probes run only the pre-receive hook (checks/
+    probes.py stage_bare_repo), so it never runs, nothing flips and nothing is written."""
+    hook = learner.bare / "hooks" / "post-receive"
+    marker = learner.workspace / POST_RECEIVE_OBJECT
+    hook.write_text(f"#!/bin/sh\ncat >/dev/null\ndate >>{marker}\nkubectl --kubeconfig {learner.workspace}/ci-kubeconfig "
+                    f"-n {DRYRUN_NS} create deployment {POST_RECEIVE_OBJECT} --image=nginx:1.27-alpine\n",
+                    encoding="utf-8")
+    hook.chmod(0o755)
+    try:
+        yield
+        ran = plane.kubectl("-n", DRYRUN_NS, "get", "deployment", POST_RECEIVE_OBJECT, check=False)
+        assert ran.returncode != 0 and not marker.exists(), "the post-receive hook ran while grading"
+    finally:
+        hook.unlink()
+        marker.unlink(missing_ok=True)
+        plane.kubectl("-n", DRYRUN_NS, "delete", "deployment", POST_RECEIVE_OBJECT, "--ignore-not-found",
+                      "--wait=false")
+
+
 def mutation_hand_written_blocked_txt(plane, learner):
     return replaced(learner.workspace / "blocked.txt", "the push to main was rejected by the hook\n")
 
@@ -496,9 +542,15 @@ VALIDATE_REJECTS = {
         "validate.sh rejects the misspelled field replica:, but exited with code 0",
     "cgoa-ci.4.validate-rejects-mixed":
         "validate.sh rejects a folder with one good and one bad manifest, but exited with code 0",
-    "cgoa-ci.5.hook-rejects-typo-on-main":
-        "blocked by step 4: validate.sh accepts the misspelled field replica:, so no gate built on it refuses it",
+    **dict.fromkeys(("cgoa-ci.5.hook-rejects-typo-on-main", "cgoa-ci.5.hook-rejects-typo-in-any-manifest",
+                     "cgoa-ci.5.hook-reads-every-ref"),
+                    "blocked by step 4: validate.sh accepts the misspelled field replica:, so no gate built on it "
+                    "refuses it"),
 }
+# What the hook's pushes print when the gate lets a typo through (its check's first failing push).
+TYPO_IN_YML = "pre-receive rejects a push to main with replica: in deploy/api.yml, but exited with code 0"
+TYPO_MAIN_SECOND = ("pre-receive rejects a push of another branch and of main with replica: at once (main on the "
+                    "second line of stdin), but exited with code 0")
 # mutation -> (how, {check id: the start of its message, <root> for the learner's root}); every
 # other check must stay PASS. Messages end with the script's own output, which is not pinned.
 MUTATIONS = {
@@ -514,16 +566,35 @@ MUTATIONS = {
     "pipe hides the failure (tee without pipefail)": (mutation_pipe_hides_failure, VALIDATE_REJECTS),
     "loop returns only the last file's status": (mutation_last_file_status_only, {
         "cgoa-ci.4.validate-rejects-mixed":
-            "validate.sh rejects a folder with one good and one bad manifest, but exited with code 0"}),
+            "validate.sh rejects a folder with one good and one bad manifest, but exited with code 0",
+        # The loop reads *.yaml only: the gate built on it lets a bad deploy/api.yml through.
+        "cgoa-ci.5.hook-rejects-typo-in-any-manifest": TYPO_IN_YML}),
     "hook lets main be deleted": (mutation_hook_allows_delete, {
         "cgoa-ci.5.hook-rejects-delete-main": "pre-receive rejects deleting main, but exited with code 0"}),
     "hook validates the old commit": (mutation_hook_validates_old_commit, {
-        "cgoa-ci.5.hook-rejects-typo-on-main": "pre-receive rejects a push to main with replica:, but exited with code 0"}),
+        "cgoa-ci.5.hook-rejects-typo-on-main": "pre-receive rejects a push to main with replica:, but exited with code 0",
+        "cgoa-ci.5.hook-rejects-typo-in-any-manifest": TYPO_IN_YML,
+        "cgoa-ci.5.hook-reads-every-ref": TYPO_MAIN_SECOND}),
     "hook blocks every branch": (mutation_hook_blocks_every_branch, {
-        "cgoa-ci.5.hook-accepts-other-branch": "pre-receive accepts a push to another branch, but exited with code 1"}),
+        "cgoa-ci.5.hook-accepts-other-branch": "pre-receive accepts a push to another branch, but exited with code 1",
+        "cgoa-ci.5.hook-accepts-branch-deletion": "pre-receive accepts deleting another branch, but exited with code 1",
+        "cgoa-ci.5.hook-accepts-main-lookalikes": "pre-receive accepts a push with replica: to branches whose names "
+                                                  "contain main (mainline, maint, feature/main-fix, hotfix/main), but "
+                                                  "exited with code 1"}),
+    "hook reads only the first line of stdin": (mutation_hook_reads_one_line, {
+        "cgoa-ci.5.hook-reads-every-ref": TYPO_MAIN_SECOND}),
+    "hook matches the ref with grep main": (mutation_hook_greps_main, {
+        "cgoa-ci.5.hook-accepts-main-lookalikes": "pre-receive accepts a push with replica: to branches whose names "
+                                                  "contain main (mainline, maint, feature/main-fix, hotfix/main), but "
+                                                  "exited with code 1"}),
+    "hook rejects every deletion": (mutation_hook_rejects_every_deletion, {
+        "cgoa-ci.5.hook-accepts-branch-deletion": "pre-receive accepts deleting another branch, but exited with code 1"}),
+    "hook validates deploy/web.yaml only": (mutation_hook_checks_web_yaml_only, {
+        "cgoa-ci.5.hook-rejects-typo-in-any-manifest": TYPO_IN_YML}),
+    "a post-receive hook that writes": (mutation_post_receive_writes, {}),
     "blocked.txt hand-written": (mutation_hand_written_blocked_txt, {
-        "cgoa-ci.6.blocked-transcript": "blocked.txt lacks [remote rejected] main, pre-receive hook declined, the "
-                                        "hook's own output (remote: ...): save the whole output of the rejected git push"}),
+        "cgoa-ci.6.blocked-transcript": "blocked.txt lacks `! [remote rejected] … -> main (pre-receive hook declined)`, "
+                                        "`remote: …`: save the whole output of the rejected git push"}),
     "bump.sh calls kubectl": (mutation_bump_calls_kubectl, {
         "cgoa-ci.7.bump-script": "<root>/root/cgoa-ci/bump.sh must take the tag as $1 and never call kubectl"}),
     "ci_can_write_prod as a string": (mutation_can_write_prod_as_string, {
@@ -639,7 +710,9 @@ MUTATIONS = {
         "cgoa-ci.5.hook-file": "<bare>/ci.git/hooks/pre-receive is not executable (chmod +x)",
         **{check: "pre-receive was not run: hooks/pre-receive is missing or not executable" for check in (
             "cgoa-ci.5.hook-rejects-typo-on-main", "cgoa-ci.5.hook-accepts-valid-main",
-            "cgoa-ci.5.hook-rejects-delete-main", "cgoa-ci.5.hook-accepts-other-branch")}}),
+            "cgoa-ci.5.hook-rejects-delete-main", "cgoa-ci.5.hook-accepts-other-branch",
+            "cgoa-ci.5.hook-accepts-branch-deletion", "cgoa-ci.5.hook-accepts-main-lookalikes",
+            "cgoa-ci.5.hook-rejects-typo-in-any-manifest", "cgoa-ci.5.hook-reads-every-ref")}}),
     "live Application without prune": (mutation_live_app_without_prune, {
         "cgoa-ci.1.live-app": "Application ci-web: fields differ (field: expected / found): "
                               "spec.syncPolicy.automated.prune: true / null"}),

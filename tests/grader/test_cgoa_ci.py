@@ -240,10 +240,54 @@ MUTATIONS = {
         lambda s: probe(s, "hook", "typo-branch", 1),
         {"cgoa-ci.5.hook-accepts-other-branch": "pre-receive accepts a push to another branch, but exited with "
          "code 1: "}),
+    "hook blocks deleting another branch": (
+        lambda s: probe(s, "hook", "delete-branch", 1),
+        {"cgoa-ci.5.hook-accepts-branch-deletion": "pre-receive accepts deleting another branch, but exited with "
+         "code 1: "}),
+    "hook blocks branch names containing main": (
+        lambda s: probe(s, "hook", "typo-main-lookalikes", 1),
+        {"cgoa-ci.5.hook-accepts-main-lookalikes": "pre-receive accepts a push with replica: to branches whose names "
+         "contain main (mainline, maint, feature/main-fix, hotfix/main), but exited with code 1: "}),
+    "hook validates web.yaml only": (
+        lambda s: [probe(s, "hook", case, 0) for case in ("typo-main-yml", "typo-main-json")],
+        {"cgoa-ci.5.hook-rejects-typo-in-any-manifest": "pre-receive rejects a push to main with replica: in "
+         "deploy/api.yml, but exited with code 0: "}),
+    "hook validates *.yaml and *.yml only": (
+        lambda s: probe(s, "hook", "typo-main-json", 0),
+        {"cgoa-ci.5.hook-rejects-typo-in-any-manifest": "pre-receive rejects a push to main with replica: in "
+         "deploy/api.json, but exited with code 0: "}),
+    "hook reads only the first line of stdin": (
+        lambda s: probe(s, "hook", "typo-main-second", 0),
+        {"cgoa-ci.5.hook-reads-every-ref": "pre-receive rejects a push of another branch and of main with replica: "
+         "at once (main on the second line of stdin), but exited with code 0: "}),
+    "hook keeps only the last line of stdin": (
+        lambda s: probe(s, "hook", "typo-main-first", 0),
+        {"cgoa-ci.5.hook-reads-every-ref": "pre-receive rejects a push of main with replica: and of another branch "
+         "at once (main on the first line of stdin), but exited with code 0: "}),
     "blocked.txt without git's lines": (
         lambda s: setattr(s.files["blocked.txt"], "text", "remote: pre-receive: rejected\n"),
-        {"cgoa-ci.6.blocked-transcript": "blocked.txt lacks [remote rejected] main, pre-receive hook declined: save "
-         "the whole output of the rejected git push"}),
+        {"cgoa-ci.6.blocked-transcript": "blocked.txt lacks `! [remote rejected] … -> main (pre-receive hook "
+         "declined)`: save the whole output of the rejected git push"}),
+    "blocked.txt of a rejected deletion of main": (
+        lambda s: setattr(s.files["blocked.txt"], "text", "remote: pre-receive: deleting main is not allowed\n"
+                          "To /srv/bare/ci.git\n ! [remote rejected] main (pre-receive hook declined)\n"),
+        {"cgoa-ci.6.blocked-transcript": "blocked.txt lacks `! [remote rejected] … -> main (pre-receive hook "
+         "declined)`: save the whole output of the rejected git push"}),
+    "blocked.txt of another branch": (
+        lambda s: mutate_text(s, "blocked.txt", "main -> main", "feature -> feature"),
+        {"cgoa-ci.6.blocked-transcript": "blocked.txt lacks `! [remote rejected] … -> main (pre-receive hook "
+         "declined)`: save the whole output of the rejected git push"}),
+    "blocked.txt without the hook's output": (
+        lambda s: setattr(s.files["blocked.txt"], "text", "To /srv/bare/ci.git\n ! [remote rejected] main -> main "
+                          "(pre-receive hook declined)\n"),
+        {"cgoa-ci.6.blocked-transcript": "blocked.txt lacks `remote: …`: save the whole output of the rejected git "
+         "push"}),
+    "a hook that prints nothing, blocked.txt without remote: lines": (
+        lambda s: [s.probes["hook"]["typo-main"].update(output="To /srv/bare/ci.git\n!\tHEAD:refs/heads/main\t"
+                                                           "[remote rejected] (pre-receive hook declined)\nDone"),
+                   setattr(s.files["blocked.txt"], "text", "To /srv/bare/ci.git\n ! [remote rejected] HEAD -> main "
+                           "(pre-receive hook declined)\nerror: failed to push some refs to '/srv/bare/ci.git'\n")],
+        {}),
     "replica: reached main": (
         lambda s: set_web(s, 3, web(s, 3).replace("  replicas: 2\n", "  replicas: 2\n  replica: 2\n")),
         {"cgoa-ci.6.no-typo-on-main": 'commits on bare main have a replica: key in deploy/web.yaml: ["{sha3_7}"]'}),

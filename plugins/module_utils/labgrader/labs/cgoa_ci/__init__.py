@@ -15,6 +15,8 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
     step1_deploy,
     step3_identity,
     step4_gate,
+    step5_hook,
+    step6_blocked,
     step7_delivery,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.definition import lab

@@ -186,6 +186,42 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "phrase_probe_delete_main": ("rejects deleting main", "main の削除の拒否", "main 삭제 거부"),
     "phrase_probe_other_branch": ("accepts a push to another branch", "別のブランチへの push の受け入れ",
                                 "다른 브랜치로의 push 수락"),
+    "phrase_probe_delete_branch": ("accepts deleting another branch", "別のブランチの削除の受け入れ",
+                                   "다른 브랜치 삭제 수락"),
+    "phrase_probe_main_lookalikes": ("accepts a push with replica: to branches whose names contain main (mainline, "
+                                     "maint, feature/main-fix, hotfix/main)",
+                                     "名前に main を含むブランチ（`mainline`、`maint`、`feature/main-fix`、`hotfix/main`）"
+                                     "への replica: を含む push の受け入れ",
+                                     "이름에 main이 든 브랜치(`mainline`, `maint`, `feature/main-fix`, `hotfix/main`)로의 "
+                                     "replica: 가 든 push 수락"),
+    "phrase_probe_typo_any_manifest": ("rejects a push to main with replica: in a .yml or .json manifest of deploy/",
+                                       "deploy/ の .yml または .json のマニフェストに replica: を含む main への "
+                                       "push の拒否",
+                                       "deploy/ 의 .yml 또는 .json 매니페스트에 replica: 가 든 main push 거부"),
+    "phrase_probe_typo_yml": ("rejects a push to main with replica: in deploy/api.yml",
+                              "deploy/api.yml に replica: を含む main への push の拒否",
+                              "deploy/api.yml에 replica: 가 든 main push 거부"),
+    "phrase_probe_typo_json": ("rejects a push to main with replica: in deploy/api.json",
+                               "deploy/api.json に replica: を含む main への push の拒否",
+                               "deploy/api.json에 replica: 가 든 main push 거부"),
+    "phrase_probe_every_ref": ("rejects a push of main with replica: and another branch at once, main on the first "
+                               "or the second line of stdin",
+                               "replica: を含む main と別のブランチを 1 回で送る push の拒否（main "
+                               "が標準入力の 1 行目でも 2 行目でも）",
+                               "replica: 가 든 main과 다른 브랜치를 한 번에 보내는 push 거부(main이 표준 입력의 "
+                               "첫째 줄이든 둘째 줄이든)"),
+    "phrase_probe_typo_main_second": ("rejects a push of another branch and of main with replica: at once (main on "
+                                      "the second line of stdin)",
+                                      "別のブランチと replica: を含む main を 1 回で送る push の拒否（main "
+                                      "は標準入力の 2 行目）",
+                                      "다른 브랜치와 replica: 가 든 main을 한 번에 보내는 push 거부(main은 표준 "
+                                      "입력의 둘째 줄)"),
+    "phrase_probe_typo_main_first": ("rejects a push of main with replica: and of another branch at once (main on "
+                                     "the first line of stdin)",
+                                     "replica: を含む main と別のブランチを 1 回で送る push の拒否（main "
+                                     "は標準入力の 1 行目）",
+                                     "replica: 가 든 main과 다른 브랜치를 한 번에 보내는 push 거부(main은 표준 "
+                                     "입력의 첫째 줄)"),
     # What a script must say (script_text fills {what} of script_text_ok / script_text_missing).
     "phrase_script_names_kubeconfig": ("name {kubeconfig}", "{kubeconfig} を指定する", "{kubeconfig} 지정"),
     "phrase_script_server_dry_run": ("use --dry-run=server (not client)",

@@ -5,6 +5,9 @@ grader (docs/sandbox.md)."""
 
 from __future__ import annotations
 
+import json
+
+import yaml
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import BASE_IMAGE, WEB_YAML
 
 
@@ -30,17 +33,44 @@ def validate_cases():
     }
 
 
+# Branches a learner's CI might push; each probe run picks its own. The hook's stdin lists the
+# refs of one push in the order git sends them: first the refs the remote already has, in the
+# order it advertised them (sorted), then the new ones in the order of the refspecs
+# (remote.c match_push_refs; observed with git 2.39 and on the plane's git). So a branch that
+# already exists on the copy and sorts before "main" comes before main, a new one after it.
 FEATURE_BRANCHES = ("feature/web-replicas", "wip/scale-web", "fix/web-rollout", "test/replicas-field",
                     "dev/web-tuning")
+EXISTING_BRANCHES = tuple(b for b in FEATURE_BRANCHES if b < "main")
+# Branches whose names contain main without being main: a hook that matches the ref with
+# `grep main`, `*main*`, `main*`, `*/main` or by its last path part blocks at least one of them.
+MAIN_LOOKALIKES = ("mainline", "maint", "feature/main-fix", "hotfix/main")
 
 
-def hook_cases(branch):
-    """(case, local branch, {file: text} committed on main or None, push arguments): pushes the
-    gate must reject or let through."""
+def hook_cases(existing, new):
+    """(case, {local branch: {file: text}} committed on main, push arguments): pushes the gate
+    must reject or let through (step5_hook.HOOK_CHECKS says which). A local branch holds the same
+    files in every case that names it (the clone has one such branch). `existing` is a branch the
+    copy of the bare repository already has (at main), sorting before main; `new` one it has not.
+    Every run starts from the same copy (sandbox.py), so no push depends on another's outcome."""
     typo = {WEB_YAML: manifest("web", replicas_key="replica")}
+    valid = {WEB_YAML: manifest("web", replicas=3)}
+    # A bad manifest beside web.yaml, as .yml and as .json: Argo CD's directory source applies
+    # both (argo-cd v3.5.2 reposerver/repository/repository.go findManifests: *.yaml, *.yml,
+    # *.json and *.jsonnet, top level only unless directory.recurse; the lab's Application does
+    # not recurse), and so does kubectl apply -f <dir>.
+    typo_yml = {"deploy/api.yml": manifest("api", replicas_key="replica")}
+    typo_json = {"deploy/api.json": json.dumps(yaml.safe_load(manifest("api", replicas_key="replica")), indent=2)}
     return (
-        ("typo-main", "main", typo, ["origin", "main"]),
-        ("valid-main", "scale-web", {WEB_YAML: manifest("web", replicas=3)}, ["origin", "scale-web:main"]),
-        ("delete-main", None, None, ["origin", "--delete", "main"]),
-        ("typo-branch", branch, typo, ["origin", branch]),
+        ("typo-main", {"main": typo}, ["origin", "main"]),
+        ("valid-main", {"scale-web": valid}, ["origin", "scale-web:main"]),
+        ("delete-main", {}, ["origin", "--delete", "main"]),
+        ("typo-branch", {new: typo}, ["origin", new]),
+        ("delete-branch", {}, ["origin", "--delete", existing]),
+        ("typo-main-yml", {"api-yml": typo_yml}, ["origin", "api-yml:main"]),
+        ("typo-main-json", {"api-json": typo_json}, ["origin", "api-json:main"]),
+        # One push, two refs: main second (a hook that reads only the first line lets it through),
+        # then main first (one that keeps only the last line's values does).
+        ("typo-main-second", {existing: valid, "web-typo": typo}, ["origin", existing, "web-typo:main"]),
+        ("typo-main-first", {"web-typo": typo, "scale-web": valid}, ["origin", "web-typo:main", f"scale-web:{new}"]),
+        ("typo-main-lookalikes", dict.fromkeys(MAIN_LOOKALIKES, typo), ["origin", *MAIN_LOOKALIKES]),
     )

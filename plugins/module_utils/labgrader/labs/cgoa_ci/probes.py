@@ -27,6 +27,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks
     work_clone,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.probe_cases import (
+    EXISTING_BRANCHES,
     FEATURE_BRANCHES,
     hook_cases,
     validate_cases,
@@ -75,7 +76,7 @@ def run_probes(context):
     except SandboxUnavailable as exc:
         results["error"] = str(exc)
     except ProbeOutOfTime:  # setting the probes up took the lab's probe time: no run was judged
-        for probe, cases in (("validate", list(validate_cases())), ("hook", [c[0] for c in hook_cases("")])):
+        for probe, cases in (("validate", list(validate_cases())), ("hook", [c[0] for c in hook_cases("", "")])):
             if "not_run" not in results.get(probe, {}):
                 results[probe] = {**{case: NO_TIME_LEFT.as_dict() for case in cases}, **results.get(probe, {})}
     return results
@@ -113,28 +114,41 @@ def validate_runs(sandbox, context, script):
 
 
 def stage_pushes(sandbox, context):
-    """((clone path, cases), None): one CI-style clone (in /tmp) of the bare repo's copy with a
-    local branch per push; or (None, {"not_run": why}) when main cannot be read."""
+    """((clone path, cases), None): one CI-style clone (in /tmp) of the bare repo's copy with the
+    local branches of every push, and on the copy a branch besides main (at main) for the pushes
+    that update or delete an existing branch; or (None, {"not_run": why}) when main cannot be read."""
     try:
         clone_path = f"/tmp/{mktemp_name()}"
+        bare_copy = sandbox.staged(context.bare_path)
+        existing = secrets.choice(EXISTING_BRANCHES)
+        new = secrets.choice([b for b in FEATURE_BRANCHES if b != existing])
         clone = work_clone(sandbox, context.bare_path, clone_path, context.deadline)
         base = git(["rev-parse", "refs/remotes/origin/main"], cwd=clone, deadline=context.deadline)
-        author = last_author(sandbox.staged(context.bare_path), deadline=context.deadline)
-        cases = hook_cases(secrets.choice(FEATURE_BRANCHES))
-        for _, branch, files, _ in cases:
-            if files is not None:
-                commit_files(clone, branch, base, files, "web: update deploy/web.yaml", author, context.deadline)
+        git(["--git-dir", bare_copy, "update-ref", f"refs/heads/{existing}", base], cwd=bare_copy,
+            deadline=context.deadline)
+        author = last_author(bare_copy, deadline=context.deadline)
+        cases = hook_cases(existing, new)
+        made = {}  # the same files on main are one commit, with a local branch for each push of it
+        for _, commits, _ in cases:
+            for branch, files in commits.items():
+                key = tuple(sorted(files.items()))
+                if key in made:
+                    git(["update-ref", f"refs/heads/{branch}", made[key]], cwd=clone, deadline=context.deadline)
+                else:
+                    made[key] = commit_files(clone, branch, base, files, "web: update deploy/", author,
+                                             context.deadline)
         # git itself refuses to delete the branch HEAD names (receive.denyDeleteCurrent); the copy
         # lets it through so that only the learner's hook decides.
-        git(["config", "--file", os.path.join(sandbox.staged(context.bare_path), "config"),
-             "receive.denyDeleteCurrent", "ignore"], cwd=clone, deadline=context.deadline)
+        git(["config", "--file", os.path.join(bare_copy, "config"), "receive.denyDeleteCurrent", "ignore"], cwd=clone,
+            deadline=context.deadline)
     except ProbeUnavailable as exc:
         return None, {"not_run": str(exc)}
     return (clone_path, cases), None
 
 
 def hook_runs(sandbox, context, clone_path, cases):
-    """Each push from the clone to the copy of the bare repo, in a fresh sandbox."""
+    """Each push from the clone to the copy of the bare repo, in a fresh sandbox (each starts
+    from the copy as staged: one push's outcome never reaches the next)."""
     return {case: run_probe(sandbox, ["git", "push", *args], clone_path, probe_env(context),
                             probe_timeout(context)).as_dict()
-            for case, _, _, args in cases}
+            for case, _, args in cases}

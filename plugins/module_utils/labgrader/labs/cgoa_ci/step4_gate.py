@@ -1,23 +1,17 @@
-"""cgoa-ci steps 4 to 6: validate.sh rejects what the API server rejects, the pre-receive gate,
-and the same mistake no longer reaching main (judged from the probes' runs and from git)."""
+"""cgoa-ci step 4: validate.sh rejects what the API server rejects (judged from the probes' runs)."""
 
 from __future__ import annotations
 
 import re
 
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import synced_healthy
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import blocked, file_problem
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.git import clone_origin_verdict, repo_blocked
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.probes import ProbeRun
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import stop_if
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import OutOfTime
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.application import APPLICATION
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.definition import lab
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.history import web_at
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.probe_cases import PROBE_OBJECTS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.scripts import script_text, script_verdict
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import APP, DRYRUN_NS, HOOK
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import DRYRUN_NS, HOOK
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import errored, failed, passed
 
 
@@ -120,95 +114,3 @@ def validate_created_nothing(state):
     if created:
         return failed("probe_objects_created", expected=[], found=created, namespace=DRYRUN_NS)
     return passed("probe_objects_none", expected=[], found=[], namespace=DRYRUN_NS)
-
-
-@lab.check(5, "hook-file", hint="ci_hook")
-def hook_file(state):
-    return script_verdict(state, "hooks/pre-receive", "ci_hook") or passed(
-        "script_ok", path=state.files["hooks/pre-receive"].path)
-
-
-def validate_accepts_typo(state):
-    """'blocked by step 4' when validate.sh itself lets replica: through (then a gate built on
-    it cannot refuse it), else None."""
-    if "error" in state.probes:
-        return None  # the hook's own check is the grader's ERROR
-    runs = state.probes["validate"]
-    if "not_run" in runs or ProbeRun.from_dict(runs["unknown-field"]).returncode == 0:
-        return blocked(4, "validate_accepts_typo")
-    return None
-
-
-def validate_blocks(state):
-    """'blocked by step 4' when validate.sh itself refuses a valid Deployment (then no gate can
-    accept one), else None."""
-    if "error" in state.probes:
-        return None
-    runs = state.probes["validate"]
-    if "not_run" in runs or not ProbeRun.from_dict(runs["valid"]).succeeded:
-        return blocked(4, "validate_refuses_valid")
-    return None
-
-
-# the pre-receive hook on the pushes of probe_cases.py: (check name, push, should it be accepted,
-# what it checks, the earlier step that decides it)
-HOOK_CHECKS = (
-    ("hook-rejects-typo-on-main", "typo-main", False, "phrase_probe_typo_main", validate_accepts_typo),
-    ("hook-accepts-valid-main", "valid-main", True, "phrase_probe_valid_main", validate_blocks),
-    ("hook-rejects-delete-main", "delete-main", False, "phrase_probe_delete_main", None),
-    ("hook-accepts-other-branch", "typo-branch", True, "phrase_probe_other_branch", None),
-)
-for _name, _case, _succeeds, _what, _blocked_by in HOOK_CHECKS:
-    lab.check(5, _name, hint="ci_hook")(probe_check("hook", _case, _succeeds, _what, _blocked_by))
-
-
-# ---------------------------------------------------------------- step 6
-
-# git's own lines for a push refused by a pre-receive hook (builtin/send-pack.c, transport.c):
-# " ! [remote rejected] main -> main (pre-receive hook declined)"; the hook's output is relayed
-# as "remote: ..." lines.
-TRANSCRIPT = {"[remote rejected] main": r"\[remote rejected\]\s+main\b", "pre-receive hook declined":
-              r"pre-receive hook declined", "the hook's own output (remote: ...)": r"(?m)^remote: \S"}
-
-
-@lab.check(6, "blocked-transcript", hint="ci_blocked")
-def blocked_transcript(state):
-    read = state.files["blocked.txt"]
-    if not read.ok:
-        return file_problem(read, hint="ci_blocked")
-    missing = [name for name, pattern in TRANSCRIPT.items() if not re.search(pattern, read.text)]
-    if missing:
-        return failed("transcript_incomplete", expected=list(TRANSCRIPT), found=missing, missing=", ".join(missing))
-    return passed("transcript_ok", expected=list(TRANSCRIPT), found=list(TRANSCRIPT))
-
-
-def has_typo(doc):
-    spec = dig(doc, "spec")
-    return isinstance(spec, dict) and "replica" in spec
-
-
-@lab.check(6, "no-typo-on-main", hint="ci_hook")
-def no_typo_on_main(state):
-    stop_if(repo_blocked(state))
-    typos = [sha[:7] for sha in state.repo.order if has_typo(web_at(state, sha))]
-    if typos:
-        return failed("typo_on_main", expected=[], found=typos)
-    return passed("no_typo_on_main", expected=[], found=[])
-
-
-@lab.check(6, "clone-reset", hint="ci_blocked")
-def clone_reset(state):
-    if not state.clone.ok:
-        return clone_origin_verdict(state)
-    refs = state.clone_refs
-    if "error" in refs:
-        return failed("clone_unreadable", path=state.clone.path, detail=refs["error"])
-    found = {"main": refs["refs/heads/main"], "origin/main": refs["refs/remotes/origin/main"]}
-    if found["main"] is None or found["main"] != found["origin/main"]:
-        return failed("clone_main_differs", expected="main == origin/main", found=found)
-    return passed("clone_main_ok", expected="main == origin/main", found=found["main"][:7])
-
-
-@lab.check(6, "live-still-synced", hint="app_sync_health")
-def live_still_synced(state):
-    return synced_healthy(APPLICATION.live(state, 6, blocked_by=1), APP)
