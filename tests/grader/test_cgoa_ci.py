@@ -259,8 +259,14 @@ MUTATIONS = {
          "cgoa-ci.7.live-revision": 'Application ci-web is at {{"sync": "Synced", "health": "Degraded", "revision": '
          '"{sha3}", "operation": "Succee...'}),
     "bump.sh calls kubectl": (
-        lambda s: setattr(s.files["bump.sh"], "text", s.files["bump.sh"].text + "kubectl -n ci-web get deploy\n"),
-        {"cgoa-ci.7.bump-script": "{ws}/bump.sh must take the tag as $1 and never call kubectl"}),
+        lambda s: s.probes["bump"].update(calls="kubectl -n ci-web get deploy\n"),
+        {"cgoa-ci.7.bump-script": "bump.sh 1.29.1-alpine called kubectl -n ci-web get deploy: CI writes git only, "
+         "Argo CD deploys"}),
+    "bump.sh pushes another branch": (
+        lambda s: s.probes["bump"].update(main=s.probes["bump"]["refs_before"].split()[0],
+                                          refs=s.probes["bump"]["refs_before"] + "\n" + "1" * 40 + " refs/heads/bump"),
+        {"cgoa-ci.7.bump-script": "bump.sh 1.29.1-alpine left the remote's main where it was and updated "
+         "refs/heads/bump: push to main"}),
     "bump commit with another message": (
         lambda s: s.repo.commits[commits(s)[3]].update(subject="bump"),
         {"cgoa-ci.7.bump-commit": 'no commit on bare main has the message "ci: web nginx:1.28-alpine" and image '

@@ -252,7 +252,7 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                 "bump.sh {tag} は、リモートの最新の main の上にコミット「ci: web nginx:{tag}」を 1 つ push し、web "
                 "コンテナのイメージだけを nginx:{tag} に変えました。クラスターのツールは呼んでいません",
                 "bump.sh {tag} 실행이 리모트의 최신 main 위에 \"ci: web nginx:{tag}\" 커밋 하나를 push해 web "
-                "컨테이너의 이미지만 nginx:{tag}로 바꿨고, 클러스터 도구는 호출하지 않았습니다"),
+                "컨테이너의 이미지만 nginx:{tag} 값으로 바꿨고, 클러스터 도구는 호출하지 않았습니다"),
     "bump_cut_short": ("bump.sh {tag} was stopped ({reason}) before it finished",
                        "bump.sh {tag} は終わる前に止められました（{reason}）",
                        "bump.sh {tag} 실행이 끝나기 전에 중단되었습니다 ({reason})"),
@@ -275,9 +275,9 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "bump_stale_base": ("bump.sh {tag} committed on the clone's old main {clone} and overwrote the remote's main "
                         "{remote}, which had moved ahead: fetch and start from origin/main",
                         "bump.sh {tag} はクローンの古い main {clone} の上にコミットし、先に進んでいたリモートの "
-                        "main {remote} を上書きしました。fetch して origin/main から始めてください",
+                        "main {remote} を上書きしました。リモートの main を取り込んでから origin/main から始めてください",
                         "bump.sh {tag} 실행이 클론의 오래된 main {clone} 위에 커밋하고, 앞서 나간 리모트의 main "
-                        "{remote}을(를) 덮어썼습니다. fetch한 뒤 origin/main에서 시작하세요"),
+                        "{remote}을(를) 덮어썼습니다. 리모트의 main을 받아 온 뒤 origin/main에서 시작하세요"),
     "bump_wrong_base": ("the commit bump.sh {tag} pushed has the parents {parents}, expected only the remote's "
                         "current main {remote}: one commit on top of origin/main",
                         "bump.sh {tag} が push したコミットの親は {parents} です。親はリモートの最新の main "
@@ -295,7 +295,7 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                          "bump.sh {tag} は web コンテナのイメージを {image} にしました。$1 で渡したタグの "
                          "nginx:{tag} である必要があります",
                          "bump.sh {tag} 실행이 web 컨테이너의 이미지를 {image}(으)로 바꿨습니다. $1로 넘긴 태그의 "
-                         "nginx:{tag}여야 합니다"),
+                         "nginx:{tag} 값이어야 합니다"),
     "bump_changed_more": ("bump.sh {tag} changed more than the web container's image in deploy/web.yaml: {paths}",
                           "bump.sh {tag} は deploy/web.yaml で web コンテナのイメージ以外も変えました: {paths}",
                           "bump.sh {tag} 실행이 deploy/web.yaml에서 web 컨테이너의 이미지 말고도 바꿨습니다: "
@@ -303,14 +303,14 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "bump_wrong_message": ("bump.sh {tag} committed with the message {found}, expected \"ci: web nginx:{tag}\"",
                            "bump.sh {tag} のコミットメッセージは {found} です。「ci: web nginx:{tag}」である必要が"
                            "あります",
-                           "bump.sh {tag} 실행의 커밋 메시지는 {found}입니다. \"ci: web nginx:{tag}\"여야 "
+                           "bump.sh {tag} 실행의 커밋 메시지는 {found}입니다. \"ci: web nginx:{tag}\" 메시지여야 "
                            "합니다"),
     "bump_exit_nonzero": ("bump.sh {tag} pushed the right commit but exited with code {returncode}: a CI job "
                           "would be reported failed",
                           "bump.sh {tag} は正しいコミットを push しましたが、終了コード {returncode} で終わりました。"
                           "CI のジョブは失敗と報告されます",
                           "bump.sh {tag} 실행이 올바른 커밋을 push했지만 종료 코드 {returncode}(으)로 끝났습니다. "
-                          "CI 작업은 실패로 보고됩니다"),
+                          "CI에서는 실패로 보고됩니다"),
     "bump_commit_ok": ("commit {sha} \"ci: web nginx:1.28-alpine\" sets the image to nginx:1.28-alpine",
                        "コミット {sha}「ci: web nginx:1.28-alpine」はイメージを nginx:1.28-alpine にしています",
                        "{sha} 커밋(\"ci: web nginx:1.28-alpine\")이 이미지를 nginx:1.28-alpine으로 바꿉니다"),
