@@ -5,8 +5,6 @@ wrong one fails with the requirement it misses. The real bare repo is never writ
 
 from __future__ import annotations
 
-import os
-import subprocess
 import time
 
 import pytest
@@ -14,6 +12,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collec
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import LabBudget
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci import probe_cases
+from test_cgoa_probes import refs_and_objects
 
 LAB = LABS["cgoa-ci"]
 CHECK = "cgoa-ci.7.bump-script"
@@ -26,17 +25,10 @@ GOOD = HEAD + SYNC + EDIT + COMMIT + PUSH
 
 
 def grade_with(host, budget_seconds=60):
-    site = Site(bare_root=str(host / "srv" / "bare"), workspace_root=str(host / "root"),
-                k3s_kubeconfig=str(host / "kubeconfig"))
-    collect = collector(LAB, site, str(host / "kubeconfig"), timeout=5,
-                        budget=LabBudget(LAB, budget_seconds, budget_seconds))
+    site = Site(bare_root=str(host / "srv" / "bare"), workspace_root=str(host / "root"), k3s_kubeconfig=str(host / "kubeconfig"))
+    collect = collector(LAB, site, str(host / "kubeconfig"), timeout=5, budget=LabBudget(LAB, budget_seconds, budget_seconds))
     state = collect()
     return state, {c["check"]: c for c in LAB.judge(state, "en")}
-
-
-def bare_refs(bare):
-    return subprocess.run(["git", "--git-dir", str(bare), "for-each-ref"], capture_output=True, text=True,
-                          check=True).stdout, sorted(os.listdir(bare / "objects"))
 
 
 def bump_with(fake_api, text):
@@ -44,19 +36,21 @@ def bump_with(fake_api, text):
     (host / "probes.json").unlink()  # run the probes for real
     script = host / "root" / "cgoa-ci" / "bump.sh"
     script.write_text(text.replace("{repo}", str(host / "root" / "cgoa-ci" / "repo")))
-    before = bare_refs(host / "srv" / "bare" / "ci.git")
+    before = refs_and_objects(host / "srv" / "bare" / "ci.git")
     started = time.monotonic()
     state, checks = grade_with(host)
     assert time.monotonic() - started < 120
-    assert bare_refs(host / "srv" / "bare" / "ci.git") == before  # the real repository is never written
+    assert refs_and_objects(host / "srv" / "bare" / "ci.git") == before  # the real repository is never written
     return state.probes["bump"], checks[CHECK]
 
 
 def test_the_lab_solution_passes(fake_api):
     run, check = bump_with(fake_api, GOOD)
     assert (check["status"], check["message"]) == (
-        "PASS", f"bump.sh {run['tag']} pushed one commit \"ci: web nginx:{run['tag']}\" on the remote's current "
-                f"main that sets only the web container's image to nginx:{run['tag']}, and called no cluster tool")
+        "PASS",
+        f'bump.sh {run["tag"]} pushed one commit "ci: web nginx:{run["tag"]}" on the remote\'s current '
+        f"main that sets only the web container's image to nginx:{run['tag']}, and called no cluster tool",
+    )
     assert run["seconds"] < 10
 
 
@@ -65,8 +59,9 @@ RIGHT = {
     "git pull instead of fetch and reset": HEAD + "git pull -q origin main\n" + EDIT + COMMIT + PUSH,
     "a comment that mentions kubectl": GOOD.replace("set -euo", "# never kubectl set image: Argo CD deploys\nset -euo"),
     "a fresh clone of the repository's origin": (
-        "#!/bin/sh\nset -e\nwork=$(mktemp -d)\ngit clone -q \"$(git -C {repo} remote get-url origin)\" \"$work\"\n"
-        "cd \"$work\"\n" + EDIT.replace("$tag", "$1") + COMMIT.replace("$tag", "$1") + PUSH),
+        '#!/bin/sh\nset -e\nwork=$(mktemp -d)\ngit clone -q "$(git -C {repo} remote get-url origin)" "$work"\n'
+        'cd "$work"\n' + EDIT.replace("$tag", "$1") + COMMIT.replace("$tag", "$1") + PUSH
+    ),
     "push without naming the branch": HEAD + SYNC + EDIT + COMMIT + "git push -q\n",
 }
 
@@ -81,69 +76,93 @@ def test_other_right_scripts_pass(fake_api, kind):
 # means the message starts so). At least three wrong scripts per requirement.
 WRONG = {
     # writes the given tag
-    "hard-coded tag": (GOOD.replace('nginx:$tag#"', 'nginx:1.28-alpine#"'),
-                       "bump.sh {tag} set the web container's image to nginx:1.28-alpine, expected nginx:{tag} "
-                       "(the tag given as $1)"),
+    "hard-coded tag": (
+        GOOD.replace('nginx:$tag#"', 'nginx:1.28-alpine#"'),
+        "bump.sh {tag} set the web container's image to nginx:1.28-alpine, expected nginx:{tag} (the tag given as $1)",
+    ),
     "tag from a variable with the lab's default": (
         GOOD.replace("tag=${1:?usage: bump.sh <tag>}", "tag=${TAG:-1.28-alpine}"),
-        "bump.sh {tag} set the web container's image to nginx:1.28-alpine, expected nginx:{tag} (the tag given as $1)"),
-    "the tag from $2": (GOOD.replace("tag=${1:?usage: bump.sh <tag>}", "tag=${2:-1.28-alpine}"),
-                        "bump.sh {tag} set the web container's image to nginx:1.28-alpine, expected nginx:{tag} "
-                        "(the tag given as $1)"),
-    "sed over every image": (GOOD.replace("s#image: nginx:.*#", "s#image: .*#"),
-                             "bump.sh {tag} changed more than the web container's image in deploy/web.yaml: "
-                             "spec.template.spec.initContainers[0].image"),
-    "sed that breaks YAML": (GOOD.replace("#image: nginx:$tag#", "#image:nginx:$tag#"),
-                             "deploy/web.yaml of the commit bump.sh {tag} pushed no longer parses as YAML with "
-                             "Deployment web"),
+        "bump.sh {tag} set the web container's image to nginx:1.28-alpine, expected nginx:{tag} (the tag given as $1)",
+    ),
+    "the tag from $2": (
+        GOOD.replace("tag=${1:?usage: bump.sh <tag>}", "tag=${2:-1.28-alpine}"),
+        "bump.sh {tag} set the web container's image to nginx:1.28-alpine, expected nginx:{tag} (the tag given as $1)",
+    ),
+    "sed over every image": (
+        GOOD.replace("s#image: nginx:.*#", "s#image: .*#"),
+        "bump.sh {tag} changed more than the web container's image in deploy/web.yaml: "
+        "spec.template.spec.initContainers[0].image",
+    ),
+    "sed that breaks YAML": (
+        GOOD.replace("#image: nginx:$tag#", "#image:nginx:$tag#"),
+        "deploy/web.yaml of the commit bump.sh {tag} pushed no longer parses as YAML with Deployment web",
+    ),
     "file rewritten from a template": (
         HEAD + SYNC + "cat > deploy/web.yaml <<EOF\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n"
         "spec:\n  replicas: 2\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n"
         "      labels:\n        app: web\n    spec:\n      containers:\n        - name: web\n"
         "          image: nginx:$tag\nEOF\n" + COMMIT + PUSH,
         "bump.sh {tag} changed more than the web container's image in deploy/web.yaml: metadata.labels, "
-        "spec.replicas, spec.template.spec.initContainers"),
+        "spec.replicas, spec.template.spec.initContainers",
+    ),
     # commits with the message ci: web nginx:<tag>
-    "hard-coded message": (GOOD.replace('"ci: web nginx:$tag"', '"ci: web nginx:1.28-alpine"'),
-                           'bump.sh {tag} committed with the message "ci: web nginx:1.28-alpine", expected '
-                           '"ci: web nginx:{tag}"'),
-    "another message": (GOOD.replace('"ci: web nginx:$tag"', '"bump web to $tag"'),
-                        'bump.sh {tag} committed with the message "bump web to {tag}", expected "ci: web nginx:{tag}"'),
-    "the tag without the image name": (GOOD.replace('"ci: web nginx:$tag"', '"ci: web $tag"'),
-                                       'bump.sh {tag} committed with the message "ci: web {tag}", expected '
-                                       '"ci: web nginx:{tag}"'),
+    "hard-coded message": (
+        GOOD.replace('"ci: web nginx:$tag"', '"ci: web nginx:1.28-alpine"'),
+        'bump.sh {tag} committed with the message "ci: web nginx:1.28-alpine", expected "ci: web nginx:{tag}"',
+    ),
+    "another message": (
+        GOOD.replace('"ci: web nginx:$tag"', '"bump web to $tag"'),
+        'bump.sh {tag} committed with the message "bump web to {tag}", expected "ci: web nginx:{tag}"',
+    ),
+    "the tag without the image name": (
+        GOOD.replace('"ci: web nginx:$tag"', '"ci: web $tag"'),
+        'bump.sh {tag} committed with the message "ci: web {tag}", expected "ci: web nginx:{tag}"',
+    ),
     # starts from the remote's current main
     "no fetch": (HEAD + EDIT + COMMIT + PUSH, "bump.sh {tag} pushed nothing to the remote's main (exit code 1; ..."),
-    "no fetch, forced push": (HEAD + EDIT + COMMIT + "git push -q -f origin main\n",
-                              "bump.sh {tag} committed on the clone's old main {clone} and overwrote the remote's "
-                              "main {remote}, which had moved ahead: fetch and start from origin/main"),
-    "fetch without reset, forced push": (HEAD + "git fetch -q origin\n" + EDIT + COMMIT + "git push -q -f origin main\n",
-                                         "bump.sh {tag} committed on the clone's old main {clone} and overwrote the "
-                                         "remote's main {remote}, which had moved ahead: fetch and start from "
-                                         "origin/main"),
+    "no fetch, forced push": (
+        HEAD + EDIT + COMMIT + "git push -q -f origin main\n",
+        "bump.sh {tag} committed on the clone's old main {clone} and overwrote the remote's "
+        "main {remote}, which had moved ahead: fetch and start from origin/main",
+    ),
+    "fetch without reset, forced push": (
+        HEAD + "git fetch -q origin\n" + EDIT + COMMIT + "git push -q -f origin main\n",
+        "bump.sh {tag} committed on the clone's old main {clone} and overwrote the "
+        "remote's main {remote}, which had moved ahead: fetch and start from "
+        "origin/main",
+    ),
     # pushes (to main)
-    "push to another branch": (GOOD.replace("git push -q origin main", "git push -q origin HEAD:bump-$tag"),
-                               "bump.sh {tag} left the remote's main where it was and updated refs/heads/bump-{tag}: "
-                               "push to main"),
+    "push to another branch": (
+        GOOD.replace("git push -q origin main", "git push -q origin HEAD:bump-$tag"),
+        "bump.sh {tag} left the remote's main where it was and updated refs/heads/bump-{tag}: push to main",
+    ),
     "no push": (HEAD + SYNC + EDIT + COMMIT, "bump.sh {tag} pushed nothing to the remote's main (exit code 0; ..."),
-    "commit without adding the file": (GOOD.replace("git commit -q -am", "git commit -q -m"),
-                                       "bump.sh {tag} pushed nothing to the remote's main (exit code 1; ..."),
+    "commit without adding the file": (
+        GOOD.replace("git commit -q -am", "git commit -q -m"),
+        "bump.sh {tag} pushed nothing to the remote's main (exit code 1; ...",
+    ),
     # never calls the cluster
-    "kubectl set image as well": (GOOD + "kubectl -n ci-web set image deployment/web web=nginx:$tag\n",
-                                  "bump.sh {tag} called kubectl -n ci-web set image deployment/web web=nginx:{tag}: CI "
-                                  "writes git only, Argo CD deploys (a stand-in recorded the call; nothing reached a "
-                                  "cluster)"),
-    "argocd app sync": (GOOD + "argocd app sync ci-web --core\n",
-                        "bump.sh {tag} called argocd app sync ci-web --core: CI writes git only, Argo CD deploys (a "
-                        "stand-in recorded the call; nothing reached a cluster)"),
+    "kubectl set image as well": (
+        GOOD + "kubectl -n ci-web set image deployment/web web=nginx:$tag\n",
+        "bump.sh {tag} called kubectl -n ci-web set image deployment/web web=nginx:{tag}: CI "
+        "writes git only, Argo CD deploys (a stand-in recorded the call; nothing reached a "
+        "cluster)",
+    ),
+    "argocd app sync": (
+        GOOD + "argocd app sync ci-web --core\n",
+        "bump.sh {tag} called argocd app sync ci-web --core: CI writes git only, Argo CD deploys (a "
+        "stand-in recorded the call; nothing reached a cluster)",
+    ),
     "a hard refresh through kubectl": (
         GOOD + "kubectl -n argocd annotate app ci-web argocd.argoproj.io/refresh=hard --overwrite\n",
         "bump.sh {tag} called kubectl -n argocd annotate app ci-web argocd.argoproj.io/refresh=hard --overwrite: CI "
-        "writes git only, Argo CD deploys (a stand-in recorded the call; nothing reached a cluster)"),
+        "writes git only, Argo CD deploys (a stand-in recorded the call; nothing reached a cluster)",
+    ),
     # a job that reports success
-    "fails after the push": (GOOD + "exit 3\n",
-                             "bump.sh {tag} pushed the right commit but exited with code 3: a CI job would be "
-                             "reported failed"),
+    "fails after the push": (
+        GOOD + "exit 3\n",
+        "bump.sh {tag} pushed the right commit but exited with code 3: a CI job would be reported failed",
+    ),
 }
 
 
