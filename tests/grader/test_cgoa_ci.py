@@ -369,3 +369,44 @@ def test_live_revision_without_the_bump_commit_hints_at_the_bump(state):
     result = grade(state)["cgoa-ci.7.live-revision"]
     assert (result["status"], result["message"]) == ("FAIL", 'no commit "ci: web nginx:1.28-alpine" on bare main')
     assert result["hint"].startswith("bump.sh <tag>: sync the clone with origin/main")
+
+
+def bump_not_read_yet(state, seconds_after_the_bump):
+    """bump.sh pushed the bump commit; Argo CD last compared before it: Synced / Healthy at the
+    revert, the last operation Succeeded there, prod still runs nginx:1.27-alpine; graded
+    `seconds_after_the_bump` after the bump commit was made."""
+    revert, bump = commits(state)[2], commits(state)[3]
+    status = app(state)["status"]
+    status["sync"]["revision"] = revert
+    status["operationState"]["operation"]["sync"]["revision"] = revert
+    status["operationState"]["syncResult"]["revision"] = revert
+    state.cluster.snapshot.reads["web"]["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:1.27-alpine"
+    state.now = state.repo.commits[bump]["time"] + seconds_after_the_bump
+    return revert, bump
+
+
+UNREAD_CHECKS = ("cgoa-ci.2.live-at-head", "cgoa-ci.7.live-revision", "cgoa-ci.7.live-image")
+
+
+def test_a_bump_argo_cd_has_not_read_yet_is_pending(state):
+    """Issue 18 class 6: a commit on bare main that the automated Application has not fetched yet
+    is converging, not a FAIL with a hard-refresh hint (before: FAIL revision_behind / app_not_at_head
+    / live_values_mismatch). The window is Argo CD's own (checks/argocd.py UNREAD_SECONDS)."""
+    revert, bump = bump_not_read_yet(state, 30)
+    results = grade(state)
+    assert {cid: c["status"] for cid, c in results.items() if c["status"] != "PASS"} == {
+        **dict.fromkeys(UNREAD_CHECKS, "PENDING"), "cgoa-ci.8.deployed-revision": "FAIL"}
+    message = (f"Application ci-web still compares commit {revert[:7]} of main: {bump[:7]} is 30 s old and Argo CD "
+               f"reads a pushed commit within 360 s without a refresh (last compared: "
+               f"{app(state)['status']['reconciledAt']}); still syncing")
+    assert {results[cid]["message"] for cid in UNREAD_CHECKS} == {message}
+
+
+@pytest.mark.parametrize("seconds", [400, -120])
+def test_a_bump_argo_cd_should_have_read_fails(state, seconds):
+    """Past Argo CD's window (or a commit dated in the future: not a fresh push) the Application
+    being behind is the learner's to fix."""
+    bump_not_read_yet(state, seconds)
+    results = grade(state)
+    assert {results[cid]["status"] for cid in UNREAD_CHECKS} == {"FAIL"}
+    assert results["cgoa-ci.7.live-revision"]["message"].startswith("Application ci-web is at ")

@@ -22,6 +22,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
     APPLICATION,
     app_at_revision,
     operation_progress,
+    unread_commit,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.definition import lab
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.history import (
@@ -152,6 +153,10 @@ def bump_live_image(state):
     operation, progress = operation_progress(state, app)
     if operation.phase == "Running" and not progress.on_failing_revision:
         return pending("rollout_in_progress", expected=BUMP_IMAGE, found=image, what=f"Deployment {PROD_NS}/web")
+    sha = bump_commit_sha(state) if state.repo.ok else None
+    unread = sha and unread_commit(state, app, sha)
+    if unread:
+        return pending("app_not_polled_yet", expected=BUMP_IMAGE, found=image, name=APP, **unread)
     if self_heal_due(app):
         return self_heal_pending(app, APP, BUMP_IMAGE, image)
     return failed("live_values_mismatch", expected=BUMP_IMAGE, found=image, what=f"Deployment {PROD_NS}/web image")
