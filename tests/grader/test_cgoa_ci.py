@@ -410,3 +410,37 @@ def test_a_bump_argo_cd_should_have_read_fails(state, seconds):
     results = grade(state)
     assert {results[cid]["status"] for cid in UNREAD_CHECKS} == {"FAIL"}
     assert results["cgoa-ci.7.live-revision"]["message"].startswith("Application ci-web is at ")
+
+
+# The checks decided by live truth (the Application, the Deployment, git), whatever the
+# learner's evidence files say.
+LIVE_CHECKS = ("cgoa-ci.2.live-at-head", "cgoa-ci.2.no-broken-retry", "cgoa-ci.6.live-still-synced",
+               "cgoa-ci.7.live-revision", "cgoa-ci.7.live-image", "cgoa-ci.8.broken-reached-git")
+SPELLINGS = {"short": lambda sha: sha[:7], "upper case": str.upper, "padded": lambda sha: f" {sha}\n"}
+
+
+def retrying_the_broken_commit(state):
+    app(state)["status"]["operationState"].update(
+        phase="Running", operation={**app(state)["status"]["operationState"]["operation"],
+                                    "sync": {"revision": commits(state)[1]}})
+
+
+@pytest.mark.parametrize("world", ["settled", "retrying", "bump not read yet"])
+@pytest.mark.parametrize("spelling", list(SPELLINGS))
+def test_live_verdicts_do_not_change_with_how_the_evidence_spells_a_commit(state, world, spelling):
+    """Issue 18 class 5: a live verdict never depends on the learner's spelling of a commit in
+    broken.json or report.json (before: broken.json's short SHA made broken-reached-git "blocked by
+    step 2" although git holds the broken commit on main)."""
+    if world == "retrying":
+        retrying_the_broken_commit(state)
+    elif world == "bump not read yet":
+        bump_not_read_yet(state, 30)
+    results = grade(state)
+    before = {cid: (results[cid]["status"], results[cid]["message"]) for cid in LIVE_CHECKS}
+    broken, deployed = evidence(state, "broken.json")["commit"], evidence(state, "report.json")["deployed_revision"]
+    evidence(state, "broken.json")["commit"] = SPELLINGS[spelling](broken)
+    evidence(state, "report.json")["deployed_revision"] = SPELLINGS[spelling](deployed)
+    results = grade(state)
+    assert {cid: (results[cid]["status"], results[cid]["message"]) for cid in LIVE_CHECKS} == before
+    if world == "retrying":
+        assert before["cgoa-ci.2.no-broken-retry"][0] == "FAIL"

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import copy
-import re
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import self_heal_due, self_heal_pending
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import (
     blocked,
-    evidence,
     evidence_field,
     report_answer,
     same_value,
@@ -26,6 +24,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.definition import lab
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.history import (
+    history_broken,
     oldest_first,
     web_at,
     web_deployment,
@@ -194,10 +193,9 @@ def report_deployed_revision(state):
 
 @lab.check(8, "broken-reached-git", hint="ci_report")
 def report_broken_reached_git(state):
+    """`git merge-base --is-ancestor <broken> main` on the bare repo, the broken commit being the
+    one git holds (a commit on main that sets replicas to "two"), not broken.json's spelling of it:
+    every commit collected is reachable from main."""
     value = require(evidence_field(state, "report.json", "broken_reached_git", "boolean"))
-    data, _ = evidence(state, "broken.json")
-    sha = str(dig(data, "commit") or "").strip().lower()
-    if not re.fullmatch(r"[0-9a-f]{40}", sha) or not state.repo.ok:
-        return blocked(2, "broken_commit_unknown")
-    # git merge-base --is-ancestor <broken> main: every commit collected is reachable from main.
-    return same_value(value, sha in state.repo.commits, "report.json broken_reached_git", hint="ci_report")
+    stop_if(repo_blocked(state))
+    return same_value(value, bool(history_broken(state)), "report.json broken_reached_git", hint="ci_report")
