@@ -177,3 +177,11 @@ def test_wrong_scripts_fail_with_what_they_miss(fake_api, kind):
         assert check["message"].startswith(expected[:-3]), check["message"]
     else:
         assert check["message"] == expected
+
+
+def test_a_bump_sh_that_hangs_is_a_bounded_fail(fake_api, monkeypatch):
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks import probes
+
+    monkeypatch.setattr(probes, "SCRIPT_TIMEOUT", 1.0)
+    run, check = bump_with(fake_api, GOOD + "sleep 600\n")
+    assert (check["status"], check["message"]) == ("FAIL", f"bump.sh {run['tag']} was stopped (timed out) before it finished")

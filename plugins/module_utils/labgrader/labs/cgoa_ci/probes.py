@@ -9,6 +9,7 @@ import secrets
 import shutil
 import time
 
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks import probes as shared_probes
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.kubeconfig import (
     credentials,
     kubeconfig_cluster,
@@ -17,7 +18,6 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.probes import (
     NO_TIME_LEFT,
     OUTPUT_BYTES,
-    SCRIPT_TIMEOUT,
     ProbeOutOfTime,
     ProbeRun,
     ProbeUnavailable,
@@ -208,7 +208,7 @@ def bump_probe(context):
     after = bump_sections(result.stdout.decode("utf-8", "replace"), marker)
     rc = after.pop("rc", None)
     run = ProbeRun(int(rc) if rc and rc.strip().isdigit() else result.returncode, result.timed_out, result.truncated,
-                   scrub(tail(after.pop("output", ""))), result.timed_out and timeout < SCRIPT_TIMEOUT)
+                   scrub(tail(after.pop("output", ""))), result.timed_out and timeout < shared_probes.SCRIPT_TIMEOUT)
     return {"tag": tag, **{key: staged[key] for key in ("clone_main", "remote_main", "refs_before")},
             "seconds": seconds, "run": run.as_dict(), **after}
 
