@@ -46,10 +46,11 @@ def bump_with(fake_api, text):
 
 def test_the_lab_solution_passes(fake_api):
     run, check = bump_with(fake_api, GOOD)
+    # The same words whatever tag the run chose: grading twice gives the same verdicts.
     assert (check["status"], check["message"]) == (
         "PASS",
-        f'bump.sh {run["tag"]} pushed one commit "ci: web nginx:{run["tag"]}" on the remote\'s current '
-        f"main that sets only the web container's image to nginx:{run['tag']}, and called no cluster tool",
+        'bump.sh <tag> (run with a tag chosen by the grader) pushed one commit "ci: web nginx:<tag>" on the '
+        "remote's current main that sets only the web container's image to nginx:<tag>, and called no cluster tool",
     )
     assert run["seconds"] < 10
 
@@ -185,3 +186,26 @@ def test_a_bump_sh_that_hangs_is_a_bounded_fail(fake_api, monkeypatch):
     monkeypatch.setattr(probes, "SCRIPT_TIMEOUT", 1.0)
     run, check = bump_with(fake_api, GOOD + "sleep 600\n")
     assert (check["status"], check["message"]) == ("FAIL", f"bump.sh {run['tag']} was stopped (timed out) before it finished")
+
+
+def test_a_hostile_bump_sh_changes_nothing_real(fake_api):
+    """bump.sh runs on copies only: writing the workspace, deleting the bare repo's refs and
+    pushing a forged main change nothing the grader or the learner keeps (bump_with asserts the
+    real bare repo; here the workspace too)."""
+    hostile = HEAD.replace("cd {repo}\n", "") + (
+        "echo forged > {repo}/../report.json\nrm -rf {repo}/../../../srv/bare/ci.git/refs\n"
+        "cd {repo} && git commit -q --allow-empty -m forged && git push -q -f origin HEAD:main\n"
+    )
+    host = fake_api.world("cgoa-ci/golden.yaml")
+    report = host / "root" / "cgoa-ci" / "report.json"
+    before = report.read_text()
+    (host / "probes.json").unlink()
+    (host / "root" / "cgoa-ci" / "bump.sh").write_text(hostile.replace("{repo}", str(host / "root" / "cgoa-ci" / "repo")))
+    bare_before = refs_and_objects(host / "srv" / "bare" / "ci.git")
+    state, checks = grade_with(host)
+    assert (checks[CHECK]["status"], checks[CHECK]["message"].split(" (exit code")[0]) == (
+        "FAIL",
+        f"after bump.sh {state.probes['bump']['tag']} the remote has no main branch any more",
+    )
+    assert report.read_text() == before
+    assert refs_and_objects(host / "srv" / "bare" / "ci.git") == bare_before

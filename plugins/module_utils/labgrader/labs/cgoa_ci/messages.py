@@ -247,12 +247,15 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                            "クローンの main が origin/main と違います: {found}（`git reset --hard origin/main`）",
                            "클론의 main이 origin/main과 다릅니다: {found} (`git reset --hard origin/main`)"),
     # bump.sh as its run in the sandbox showed it (step7_delivery.bump_script).
-    "bump_ok": ("bump.sh {tag} pushed one commit \"ci: web nginx:{tag}\" on the remote's current main that sets "
-                "only the web container's image to nginx:{tag}, and called no cluster tool",
-                "bump.sh {tag} は、リモートの最新の main の上にコミット「ci: web nginx:{tag}」を 1 つ push し、web "
-                "コンテナのイメージだけを nginx:{tag} に変えました。クラスターのツールは呼んでいません",
-                "bump.sh {tag} 실행이 리모트의 최신 main 위에 \"ci: web nginx:{tag}\" 커밋 하나를 push해 web "
-                "컨테이너의 이미지만 nginx:{tag} 값으로 바꿨고, 클러스터 도구는 호출하지 않았습니다"),
+    "bump_ok": ("bump.sh <tag> (run with a tag chosen by the grader) pushed one commit \"ci: web nginx:<tag>\" on "
+                "the remote's current main that sets only the web container's image to nginx:<tag>, and called no "
+                "cluster tool",
+                "bump.sh <タグ>（タグは採点側が選んで実行）は、リモートの最新の main の上にコミット「ci: web "
+                "nginx:<タグ>」を 1 つ push し、web コンテナのイメージだけを nginx:<タグ> に変えました。クラスターの"
+                "ツールは呼んでいません",
+                "bump.sh <태그> 실행(태그는 채점 쪽이 골라서 실행)이 리모트의 최신 main 위에 \"ci: web nginx:<태그>\" "
+                "커밋 하나를 push해 web 컨테이너의 이미지만 nginx:<태그> 값으로 바꿨고, 클러스터 도구는 호출하지 "
+                "않았습니다"),
     "bump_cut_short": ("bump.sh {tag} was stopped ({reason}) before it finished",
                        "bump.sh {tag} は終わる前に止められました（{reason}）",
                        "bump.sh {tag} 실행이 끝나기 전에 중단되었습니다 ({reason})"),
@@ -272,6 +275,12 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                         "出力: {output}）",
                         "bump.sh {tag} 실행이 리모트의 main에 아무것도 push하지 않았습니다 (종료 코드 {returncode}, "
                         "출력: {output})"),
+    "bump_main_gone": ("after bump.sh {tag} the remote has no main branch any more (exit code {returncode}; "
+                       "output: {output})",
+                       "bump.sh {tag} のあと、リモートに main ブランチがありません（終了コード {returncode}、"
+                       "出力: {output}）",
+                       "bump.sh {tag} 실행 뒤 리모트에 main 브랜치가 없습니다 (종료 코드 {returncode}, "
+                       "출력: {output})"),
     "bump_stale_base": ("bump.sh {tag} committed on the clone's old main {clone} and overwrote the remote's main "
                         "{remote}, which had moved ahead: fetch and start from origin/main",
                         "bump.sh {tag} はクローンの古い main {clone} の上にコミットし、先に進んでいたリモートの "

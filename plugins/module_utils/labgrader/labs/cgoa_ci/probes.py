@@ -169,7 +169,7 @@ rc=$?
 look() { GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null git -c core.hooksPath=/dev/null --git-dir="$bare" "$@"; }
 echo "$marker rc"; echo "$rc"
 echo "$marker refs"; look for-each-ref --format='%(objectname) %(refname)' refs/heads refs/tags 2>&1 | head -n 50
-echo "$marker main"; look log -1 --format='%H %P%n%s' refs/heads/main 2>&1 | head -n 2
+echo "$marker main"; look log -1 --format='%H %P%n%s' refs/heads/main 2>/dev/null | head -n 2
 echo "$marker web"; look cat-file blob refs/heads/main:deploy/web.yaml 2>&1 | head -c 65536; echo
 echo "$marker calls"; head -c 8192 "$calls" 2>/dev/null
 echo "$marker output"; tail -c 2000 "$out"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import self_heal_due, self_heal_pending
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import (
@@ -68,9 +69,12 @@ def bump_verdict(bump, run):
     if calls:
         return failed("bump_called_cluster", expected=[], found=calls, calls="; ".join(calls), **params)
     head, _, subject = bump.get("main", "").partition("\n")
-    pushed, *parents = head.split() or [remote]
+    ids = head.split()
+    if not ids or not all(re.fullmatch(r"[0-9a-f]{40}", sha) for sha in ids):
+        return failed("bump_main_gone", expected="refs/heads/main", found=None, **params)
+    pushed, *parents = ids
     if pushed == remote:
-        moved = sorted(set(bump.get("refs", "").splitlines()) - set(bump.get("refs_before", "").splitlines()))
+        moved = sorted(set(ref_lines(bump.get("refs"))) - set(ref_lines(bump.get("refs_before"))))
         if moved:
             refs = ", ".join(line.split()[-1] for line in moved)
             return failed("bump_pushed_elsewhere", expected="refs/heads/main", found=refs, refs=refs, **params)
@@ -97,6 +101,11 @@ def bump_verdict(bump, run):
     if run.returncode != 0:
         return failed("bump_exit_nonzero", expected=0, found=run.returncode, **params)
     return passed("bump_ok", expected=message, found=pushed, **params)
+
+
+def ref_lines(text):
+    """The "<sha> <ref>" lines of a for-each-ref listing (anything else git printed left out)."""
+    return [line for line in (text or "").splitlines() if re.fullmatch(r"[0-9a-f]{40} refs/\S+", line)]
 
 
 def differences(expected, found, path=""):
