@@ -73,21 +73,36 @@ def test_other_right_scripts_pass(fake_api, kind):
     assert check["status"] == "PASS", check["message"]
 
 
+LAB_IMAGE = "bump.sh {tag} set the web container's image to nginx:1.28-alpine, expected nginx:{tag} (the tag given as $1)"
+
+
+def committed_with(message):
+    return f'bump.sh {{tag}} committed with the message "{message}", expected "ci: web nginx:{{tag}}"'
+
+
+def tag_from(expression):
+    return GOOD.replace("tag=${1:?usage: bump.sh <tag>}", f"tag={expression}")
+
+
+def message(text):
+    return GOOD.replace('"ci: web nginx:$tag"', text)
+
+
 # (script, expected message: {tag}, {remote} and {clone} filled from the run; a trailing "..."
 # means the message starts so). At least three wrong scripts per requirement.
 WRONG = {
     # writes the given tag
     "hard-coded tag": (
         GOOD.replace('nginx:$tag#"', 'nginx:1.28-alpine#"'),
-        "bump.sh {tag} set the web container's image to nginx:1.28-alpine, expected nginx:{tag} (the tag given as $1)",
+        LAB_IMAGE,
     ),
     "tag from a variable with the lab's default": (
-        GOOD.replace("tag=${1:?usage: bump.sh <tag>}", "tag=${TAG:-1.28-alpine}"),
-        "bump.sh {tag} set the web container's image to nginx:1.28-alpine, expected nginx:{tag} (the tag given as $1)",
+        tag_from("${TAG:-1.28-alpine}"),
+        LAB_IMAGE,
     ),
     "the tag from $2": (
-        GOOD.replace("tag=${1:?usage: bump.sh <tag>}", "tag=${2:-1.28-alpine}"),
-        "bump.sh {tag} set the web container's image to nginx:1.28-alpine, expected nginx:{tag} (the tag given as $1)",
+        tag_from("${2:-1.28-alpine}"),
+        LAB_IMAGE,
     ),
     "sed over every image": (
         GOOD.replace("s#image: nginx:.*#", "s#image: .*#"),
@@ -108,16 +123,16 @@ WRONG = {
     ),
     # commits with the message ci: web nginx:<tag>
     "hard-coded message": (
-        GOOD.replace('"ci: web nginx:$tag"', '"ci: web nginx:1.28-alpine"'),
-        'bump.sh {tag} committed with the message "ci: web nginx:1.28-alpine", expected "ci: web nginx:{tag}"',
+        message('"ci: web nginx:1.28-alpine"'),
+        committed_with("ci: web nginx:1.28-alpine"),
     ),
     "another message": (
-        GOOD.replace('"ci: web nginx:$tag"', '"bump web to $tag"'),
-        'bump.sh {tag} committed with the message "bump web to {tag}", expected "ci: web nginx:{tag}"',
+        message('"bump web to $tag"'),
+        committed_with("bump web to {tag}"),
     ),
     "the tag without the image name": (
-        GOOD.replace('"ci: web nginx:$tag"', '"ci: web $tag"'),
-        'bump.sh {tag} committed with the message "ci: web {tag}", expected "ci: web nginx:{tag}"',
+        message('"ci: web $tag"'),
+        committed_with("ci: web {tag}"),
     ),
     # starts from the remote's current main
     "no fetch": (HEAD + EDIT + COMMIT + PUSH, "bump.sh {tag} pushed nothing to the remote's main (exit code 1; ..."),
