@@ -158,6 +158,8 @@ def self_heal_due(app):
 #   cache (git.WithCache(s.cache, !q.NoRevisionCache && !q.NoCache)); cmd/argocd-repo-server
 #   --revision-cache-expiration: ARGOCD_RECONCILIATION_TIMEOUT or 3 min. A resolution cached just
 #   before the push hides the commit until it expires, then the next soft refresh reads it.
+# Observed on the plane (tests/controlplane/mutations_cgoa_ci.py "a commit pushed before Argo CD
+# polls it"): a commit pushed right after a hard refresh was read, without a refresh, 182 s later.
 POLL_SECONDS = 120 + 60
 REVISION_CACHE_SECONDS = 180
 UNREAD_SECONDS = REVISION_CACHE_SECONDS + POLL_SECONDS  # a commit older than this has been read
