@@ -174,6 +174,11 @@ WRONG = {
         "bump.sh {tag} called kubectl -n argocd annotate app ci-web argocd.argoproj.io/refresh=hard --overwrite: CI "
         "writes git only, Argo CD deploys (a stand-in recorded the call; nothing reached a cluster)",
     ),
+    "kubectl found through env": (
+        GOOD + "/usr/bin/env kubectl -n ci-web get deployment web\n",
+        "bump.sh {tag} called kubectl -n ci-web get deployment web: CI writes git only, Argo CD deploys (a stand-in "
+        "recorded the call; nothing reached a cluster)",
+    ),
     # a job that reports success
     "fails after the push": (
         GOOD + "exit 3\n",
