@@ -18,8 +18,10 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
+import time
 from pathlib import Path
 
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import UNREAD_SECONDS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci import (
     APP,
     CI_NS,
@@ -28,14 +30,16 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
     PROBE_OBJECTS,
     PROD_NS,
 )
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.probe_cases import BUMP_TAGS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.solution import web_yaml
 from cpharness import wait_until
-from labflow import Rewrite, edited, evidence, git, replaced
+from labflow import Rewrite, edited, evidence, git, grade_learner, replaced, verdicts
 
 # One reading of the solved VM: 6 GETs, 8 SubjectAccessReviews, 1 TokenReview.
 SOLVED_API_REQUESTS = 15
-# What each run of the probes picks by itself besides its mktemp directories: the feature branch.
-PROBE_RUN_NAMES = FEATURE_BRANCHES
+# What each run of the probes picks by itself besides its mktemp directories: the feature branch
+# and bump.sh's tag.
+PROBE_RUN_NAMES = FEATURE_BRANCHES + BUMP_TAGS
 
 
 def mutation_client_dry_run(plane, learner):
@@ -131,6 +135,14 @@ def mutation_bump_calls_kubectl(plane, learner):
                   "git push -q origin main\nkubectl -n ci-web rollout status deployment/web\n")
 
 
+def mutation_bump_hard_coded_tag(plane, learner):
+    return edited(learner.workspace / "bump.sh", 'image: nginx:$tag#', 'image: nginx:1.28-alpine#')
+
+
+def mutation_bump_without_push(plane, learner):
+    return edited(learner.workspace / "bump.sh", "git push -q origin main\n", "")
+
+
 def mutation_can_write_prod_as_string(plane, learner):
     return edited(learner.workspace / "report.json", '"ci_can_write_prod": false', '"ci_can_write_prod": "false"')
 
@@ -181,6 +193,44 @@ def mutation_history_rewritten(plane, learner):
     """The broken commit dropped from main by a rewrite (force-push) instead of a revert; Argo CD
     follows the rewritten main. Restored by force-pushing the original main back."""
     return rewritten_main(plane, learner, drop_broken_commit)
+
+
+@contextlib.contextmanager
+def mutation_commit_pushed_before_argo_cd_polls(plane, learner):
+    """A commit pushed to bare main (through the gate) right after Argo CD compared: a hard refresh,
+    then the push, then the grade at once. Argo CD reads the commit only at a later poll
+    (timeout.reconciliation, after its revision cache: checks/argocd.py UNREAD_SECONDS), so the
+    grade, settling 90 s, sees it converging. Then, before main is put back: Argo CD reads it by
+    itself (no refresh) within UNREAD_SECONDS of the push, and the live checks PASS (report.json's
+    deployed_revision, written before, is then stale)."""
+    plane.hard_refresh(APP)
+    plane.wait_app(APP, lambda a: "argocd.argoproj.io/refresh" not in a["metadata"].get("annotations", {}),
+                   "the hard refresh done")
+    rewrite = Rewrite(learner)
+    original = rewrite.git("rev-parse", "HEAD")
+    web = (rewrite.work / "deploy" / "web.yaml").read_text(encoding="utf-8")
+    new = rewrite.commit({"deploy/web.yaml": web.replace("metadata:\n  name: web\n",
+                                                         "metadata:\n  name: web\n  annotations:\n    team: web\n", 1)},
+                         "web: team annotation")
+    rewrite.push()
+    pushed = time.monotonic()
+    try:
+        yield
+        plane.wait_app(APP, lambda a: app_status(a).get("sync", {}).get("revision") == new
+                       and app_status(a)["sync"].get("status") == "Synced"
+                       and app_status(a).get("health", {}).get("status") == "Healthy",
+                       "read the pushed commit by itself", timeout=UNREAD_SECONDS + 60)
+        read_after = time.monotonic() - pushed
+        print(f"\nArgo CD read the pushed commit by itself {read_after:.0f} s after the push")
+        assert read_after < UNREAD_SECONDS
+        _, checks = grade_learner(learner, settle_seconds=0)
+        assert {cid: v for cid, v in verdicts(checks, learner).items() if v[0] != "PASS"} == {
+            "cgoa-ci.8.deployed-revision": ("FAIL", f'report.json deployed_revision: expected "{new}", found '
+                                                    f'"{original}"')}
+    finally:
+        rewrite.push(original)
+        follow(plane, original)
+        rewrite.close()
 
 
 def follow(plane, revision):
@@ -595,8 +645,13 @@ MUTATIONS = {
     "blocked.txt hand-written": (mutation_hand_written_blocked_txt, {
         "cgoa-ci.6.blocked-transcript": "blocked.txt lacks `! [remote rejected] … -> main (pre-receive hook declined)`, "
                                         "`remote: …`: save the whole output of the rejected git push"}),
-    "bump.sh calls kubectl": (mutation_bump_calls_kubectl, {
-        "cgoa-ci.7.bump-script": "<root>/root/cgoa-ci/bump.sh must take the tag as $1 and never call kubectl"}),
+    # bump.sh runs with a tag chosen per run (probe_cases.BUMP_TAGS): its messages are pinned after it
+    # by tests/grader/test_cgoa_bump.py; here the run shows that only bump-script flips.
+    "bump.sh calls kubectl": (mutation_bump_calls_kubectl, {"cgoa-ci.7.bump-script": "bump.sh "}),
+    "bump.sh with a hard-coded tag": (mutation_bump_hard_coded_tag, {"cgoa-ci.7.bump-script": "bump.sh "}),
+    "bump.sh that never pushes": (mutation_bump_without_push, {"cgoa-ci.7.bump-script": "bump.sh "}),
+    "a commit pushed before Argo CD polls it": (mutation_commit_pushed_before_argo_cd_polls, {
+        "cgoa-ci.2.live-at-head": "Application ci-web still compares commit "}),
     "ci_can_write_prod as a string": (mutation_can_write_prod_as_string, {
         "cgoa-ci.8.ci-can-write-prod":
             'report.json ci_can_write_prod: the JSON type must be boolean, found string ("false")'}),

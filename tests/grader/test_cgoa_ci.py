@@ -303,8 +303,14 @@ MUTATIONS = {
          "cgoa-ci.7.live-revision": 'Application ci-web is at {{"sync": "Synced", "health": "Degraded", "revision": '
          '"{sha3}", "operation": "Succee...'}),
     "bump.sh calls kubectl": (
-        lambda s: setattr(s.files["bump.sh"], "text", s.files["bump.sh"].text + "kubectl -n ci-web get deploy\n"),
-        {"cgoa-ci.7.bump-script": "{ws}/bump.sh must take the tag as $1 and never call kubectl"}),
+        lambda s: s.probes["bump"].update(calls="kubectl -n ci-web get deploy\n"),
+        {"cgoa-ci.7.bump-script": "bump.sh 1.29.1-alpine called kubectl -n ci-web get deploy: CI writes git only, "
+         "Argo CD deploys"}),
+    "bump.sh pushes another branch": (
+        lambda s: s.probes["bump"].update(main=s.probes["bump"]["refs_before"].split()[0],
+                                          refs=s.probes["bump"]["refs_before"] + "\n" + "1" * 40 + " refs/heads/bump"),
+        {"cgoa-ci.7.bump-script": "bump.sh 1.29.1-alpine left the remote's main where it was and updated "
+         "refs/heads/bump: push to main"}),
     "bump commit with another message": (
         lambda s: s.repo.commits[commits(s)[3]].update(subject="bump"),
         {"cgoa-ci.7.bump-commit": 'no commit on bare main has the message "ci: web nginx:1.28-alpine" and image '
@@ -407,3 +413,78 @@ def test_live_revision_without_the_bump_commit_hints_at_the_bump(state):
     result = grade(state)["cgoa-ci.7.live-revision"]
     assert (result["status"], result["message"]) == ("FAIL", 'no commit "ci: web nginx:1.28-alpine" on bare main')
     assert result["hint"].startswith("bump.sh <tag>: sync the clone with origin/main")
+
+
+def bump_not_read_yet(state, seconds_after_the_bump):
+    """bump.sh pushed the bump commit; Argo CD last compared before it: Synced / Healthy at the
+    revert, the last operation Succeeded there, prod still runs nginx:1.27-alpine; graded
+    `seconds_after_the_bump` after the bump commit was made."""
+    revert, bump = commits(state)[2], commits(state)[3]
+    status = app(state)["status"]
+    status["sync"]["revision"] = revert
+    status["operationState"]["operation"]["sync"]["revision"] = revert
+    status["operationState"]["syncResult"]["revision"] = revert
+    state.cluster.snapshot.reads["web"]["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:1.27-alpine"
+    state.now = state.repo.commits[bump]["time"] + seconds_after_the_bump
+    return revert, bump
+
+
+UNREAD_CHECKS = ("cgoa-ci.2.live-at-head", "cgoa-ci.7.live-revision", "cgoa-ci.7.live-image")
+
+
+def test_a_bump_argo_cd_has_not_read_yet_is_pending(state):
+    """Issue 18 class 6: a commit on bare main that the automated Application has not fetched yet
+    is converging, not a FAIL with a hard-refresh hint (before: FAIL revision_behind / app_not_at_head
+    / live_values_mismatch). The window is Argo CD's own (checks/argocd.py UNREAD_SECONDS)."""
+    revert, bump = bump_not_read_yet(state, 30)
+    results = grade(state)
+    assert {cid: c["status"] for cid, c in results.items() if c["status"] != "PASS"} == {
+        **dict.fromkeys(UNREAD_CHECKS, "PENDING"), "cgoa-ci.8.deployed-revision": "FAIL"}
+    message = (f"Application ci-web still compares commit {revert[:7]} of main: {bump[:7]} is 30 s old and Argo CD "
+               f"reads a pushed commit within 360 s without a refresh (last compared: "
+               f"{app(state)['status']['reconciledAt']}); still syncing")
+    assert {results[cid]["message"] for cid in UNREAD_CHECKS} == {message}
+
+
+@pytest.mark.parametrize("seconds", [400, -120])
+def test_a_bump_argo_cd_should_have_read_fails(state, seconds):
+    """Past Argo CD's window (or a commit dated in the future: not a fresh push) the Application
+    being behind is the learner's to fix."""
+    bump_not_read_yet(state, seconds)
+    results = grade(state)
+    assert {results[cid]["status"] for cid in UNREAD_CHECKS} == {"FAIL"}
+    assert results["cgoa-ci.7.live-revision"]["message"].startswith("Application ci-web is at ")
+
+
+# The checks decided by live truth (the Application, the Deployment, git), whatever the
+# learner's evidence files say.
+LIVE_CHECKS = ("cgoa-ci.2.live-at-head", "cgoa-ci.2.no-broken-retry", "cgoa-ci.6.live-still-synced",
+               "cgoa-ci.7.live-revision", "cgoa-ci.7.live-image", "cgoa-ci.8.broken-reached-git")
+SPELLINGS = {"short": lambda sha: sha[:7], "upper case": str.upper, "padded": lambda sha: f" {sha}\n"}
+
+
+def retrying_the_broken_commit(state):
+    app(state)["status"]["operationState"].update(
+        phase="Running", operation={**app(state)["status"]["operationState"]["operation"],
+                                    "sync": {"revision": commits(state)[1]}})
+
+
+@pytest.mark.parametrize("world", ["settled", "retrying", "bump not read yet"])
+@pytest.mark.parametrize("spelling", list(SPELLINGS))
+def test_live_verdicts_do_not_change_with_how_the_evidence_spells_a_commit(state, world, spelling):
+    """Issue 18 class 5: a live verdict never depends on the learner's spelling of a commit in
+    broken.json or report.json (before: broken.json's short SHA made broken-reached-git "blocked by
+    step 2" although git holds the broken commit on main)."""
+    if world == "retrying":
+        retrying_the_broken_commit(state)
+    elif world == "bump not read yet":
+        bump_not_read_yet(state, 30)
+    results = grade(state)
+    before = {cid: (results[cid]["status"], results[cid]["message"]) for cid in LIVE_CHECKS}
+    broken, deployed = evidence(state, "broken.json")["commit"], evidence(state, "report.json")["deployed_revision"]
+    evidence(state, "broken.json")["commit"] = SPELLINGS[spelling](broken)
+    evidence(state, "report.json")["deployed_revision"] = SPELLINGS[spelling](deployed)
+    results = grade(state)
+    assert {cid: (results[cid]["status"], results[cid]["message"]) for cid in LIVE_CHECKS} == before
+    if world == "retrying":
+        assert before["cgoa-ci.2.no-broken-retry"][0] == "FAIL"

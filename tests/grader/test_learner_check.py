@@ -139,7 +139,7 @@ def test_a_lab_and_a_step_in_either_order(fake_api, tmp_path):
     code, out = lab_check(config, "4", "cgoa-ci")
     lines = out.splitlines()
     assert code == 1 and lines[:3] == [
-        f"cgoa-ci  CI validates, git gates, Argo CD deploys  {CGOA - 6}/{CGOA}",  # six checks fail
+        f"cgoa-ci  CI validates, git gates, Argo CD deploys  {CGOA - 8}/{CGOA}",  # eight checks fail
         "✗ Step 4: validate.sh rejects what the API server rejects",
         f"    ✗ {host}/root/cgoa-ci/validate.sh must use --dry-run=server (not client)"]
     assert lines[-3].startswith("    ✗ validate.sh rejects a folder with one good and one bad manifest, but exited with code 0")

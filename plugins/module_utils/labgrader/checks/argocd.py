@@ -148,6 +148,31 @@ def self_heal_due(app):
     return dig(automated, "prune") is True or any(not r.get("requiresPruning") for r in drifted)
 
 
+# How long a commit pushed to the branch an automated Application tracks can stay unread by Argo
+# CD v3.5.2 when nobody asks for a refresh (the cgoa-ci seed asks for a hard refresh; a learner
+# may not have, yet):
+# - controller/appcontroller.go needRefreshAppStatus: a soft refresh once status.reconciledAt plus
+#   statusRefreshTimeout has passed (argocd-cm timeout.reconciliation, default 120 s), looked at
+#   on the Application informer's resync, which adds up to timeout.reconciliation.jitter (60 s);
+# - reposerver/repository/repository.go: a soft refresh resolves the branch through the revision
+#   cache (git.WithCache(s.cache, !q.NoRevisionCache && !q.NoCache)); cmd/argocd-repo-server
+#   --revision-cache-expiration: ARGOCD_RECONCILIATION_TIMEOUT or 3 min. A resolution cached just
+#   before the push hides the commit until it expires, then the next soft refresh reads it.
+# Observed on the plane (tests/controlplane/mutations_cgoa_ci.py "a commit pushed before Argo CD
+# polls it"): a commit pushed right after a hard refresh was read, without a refresh, 182 s later.
+POLL_SECONDS = 120 + 60
+REVISION_CACHE_SECONDS = 180
+UNREAD_SECONDS = REVISION_CACHE_SECONDS + POLL_SECONDS  # a commit older than this has been read
+CLOCK_SKEW_SECONDS = 60  # a commit "from the future" by more than this is not a fresh push
+
+
+def commit_unread(commit_time, now):
+    """Argo CD may not have read a commit made at `commit_time` (unix seconds) yet: it is younger
+    than UNREAD_SECONDS. The commit's time is git's (the committer date); a push comes after it,
+    so the window never closes before Argo CD can have read the push."""
+    return isinstance(commit_time, (int, float)) and -CLOCK_SKEW_SECONDS <= now - commit_time < UNREAD_SECONDS
+
+
 def self_heal_pending(app, name, expected, found):
     """PENDING: what was checked is about to be synced back by Argo CD's selfHeal."""
     sync, health, _ = live_status(app)

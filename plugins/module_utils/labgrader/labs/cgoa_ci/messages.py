@@ -227,9 +227,6 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "phrase_script_server_dry_run": ("use --dry-run=server (not client)",
                                      "--dry-run=client ではなく --dry-run=server を使う",
                                      "--dry-run=client가 아니라 --dry-run=server 사용"),
-    "phrase_script_tag_no_kubectl": ("take the tag as $1 and never call kubectl",
-                                     "タグを $1 で受け取り、kubectl を呼ばない",
-                                     "태그를 $1로 받고 kubectl을 호출하지 않음"),
     # What a kubeconfig check compares (fills {what} of kubeconfig_ok / kubeconfig_wrong).
     "phrase_ci_kubeconfig_parts": ("ci-kubeconfig (cluster of k3s / namespace / token)",
                                    "ci-kubeconfig（k3s のクラスター / ネームスペース / トークン）",
@@ -285,6 +282,80 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "clone_main_differs": ("the clone's main differs from origin/main: {found} (git reset --hard origin/main)",
                            "クローンの main が origin/main と違います: {found}（`git reset --hard origin/main`）",
                            "클론의 main이 origin/main과 다릅니다: {found} (`git reset --hard origin/main`)"),
+    # bump.sh as its run in the sandbox showed it (step7_delivery.bump_script).
+    "bump_ok": ("bump.sh <tag> (run with a tag chosen by the grader) pushed one commit \"ci: web nginx:<tag>\" on "
+                "the remote's current main that sets only the web container's image to nginx:<tag>, and called no "
+                "cluster tool",
+                "bump.sh <タグ>（タグは採点側が選んで実行）は、リモートの最新の main の上にコミット「ci: web "
+                "nginx:<タグ>」を 1 つ push し、web コンテナのイメージだけを nginx:<タグ> に変えました。クラスターの"
+                "ツールは呼んでいません",
+                "bump.sh <태그> 실행(태그는 채점 쪽이 골라서 실행)이 리모트의 최신 main 위에 \"ci: web nginx:<태그>\" "
+                "커밋 하나를 push해 web 컨테이너의 이미지만 nginx:<태그> 값으로 바꿨고, 클러스터 도구는 호출하지 "
+                "않았습니다"),
+    "bump_cut_short": ("bump.sh {tag} was stopped ({reason}) before it finished",
+                       "bump.sh {tag} は終わる前に止められました（{reason}）",
+                       "bump.sh {tag} 실행이 끝나기 전에 중단되었습니다 ({reason})"),
+    "bump_called_cluster": ("bump.sh {tag} called {calls}: CI writes git only, Argo CD deploys (a stand-in "
+                            "recorded the call; nothing reached a cluster)",
+                            "bump.sh {tag} が {calls} を呼びました。CI は Git にだけ書き、デプロイは Argo CD "
+                            "が行います（呼び出しは代わりのコマンドが記録し、クラスターには届いていません）",
+                            "bump.sh {tag} 실행이 {calls} 명령을 호출했습니다. CI는 Git에만 쓰고 배포는 Argo CD가 "
+                            "합니다 (호출은 대신 놓은 명령이 기록했고 클러스터에는 닿지 않았습니다)"),
+    "bump_pushed_elsewhere": ("bump.sh {tag} left the remote's main where it was and updated {refs}: push to main",
+                              "bump.sh {tag} はリモートの main を変えず、{refs} を更新しました。main に push "
+                              "してください",
+                              "bump.sh {tag} 실행이 리모트의 main은 그대로 두고 {refs}을(를) 갱신했습니다. main에 "
+                              "push하세요"),
+    "bump_not_pushed": ("bump.sh {tag} pushed nothing to the remote's main (exit code {returncode}; output: {output})",
+                        "bump.sh {tag} はリモートの main に何も push しませんでした（終了コード {returncode}、"
+                        "出力: {output}）",
+                        "bump.sh {tag} 실행이 리모트의 main에 아무것도 push하지 않았습니다 (종료 코드 {returncode}, "
+                        "출력: {output})"),
+    "bump_main_gone": ("after bump.sh {tag} the remote has no main branch any more (exit code {returncode}; "
+                       "output: {output})",
+                       "bump.sh {tag} のあと、リモートに main ブランチがありません（終了コード {returncode}、"
+                       "出力: {output}）",
+                       "bump.sh {tag} 실행 뒤 리모트에 main 브랜치가 없습니다 (종료 코드 {returncode}, "
+                       "출력: {output})"),
+    "bump_stale_base": ("bump.sh {tag} committed on the clone's old main {clone} and overwrote the remote's main "
+                        "{remote}, which had moved ahead: fetch and start from origin/main",
+                        "bump.sh {tag} はクローンの古い main {clone} の上にコミットし、先に進んでいたリモートの "
+                        "main {remote} を上書きしました。リモートの main を取り込んでから origin/main から始めてください",
+                        "bump.sh {tag} 실행이 클론의 오래된 main {clone} 위에 커밋하고, 앞서 나간 리모트의 main "
+                        "{remote}을(를) 덮어썼습니다. 리모트의 main을 받아 온 뒤 origin/main에서 시작하세요"),
+    "bump_wrong_base": ("the commit bump.sh {tag} pushed has the parents {parents}, expected only the remote's "
+                        "current main {remote}: one commit on top of origin/main",
+                        "bump.sh {tag} が push したコミットの親は {parents} です。親はリモートの最新の main "
+                        "{remote} だけである必要があります（origin/main の上にコミット 1 つ）",
+                        "bump.sh {tag} 실행이 push한 커밋의 부모는 {parents}입니다. 부모는 리모트의 최신 main "
+                        "{remote} 하나여야 합니다 (origin/main 위에 커밋 하나)"),
+    "bump_web_broken": ("deploy/web.yaml of the commit bump.sh {tag} pushed no longer parses as YAML with "
+                        "Deployment web",
+                        "bump.sh {tag} が push したコミットの deploy/web.yaml は、Deployment web を含む YAML "
+                        "として読めなくなっています",
+                        "bump.sh {tag} 실행이 push한 커밋의 deploy/web.yaml을 Deployment web이 있는 YAML로 "
+                        "읽을 수 없습니다"),
+    "bump_wrong_image": ("bump.sh {tag} set the web container's image to {image}, expected nginx:{tag} (the tag "
+                         "given as $1)",
+                         "bump.sh {tag} は web コンテナのイメージを {image} にしました。$1 で渡したタグの "
+                         "nginx:{tag} である必要があります",
+                         "bump.sh {tag} 실행이 web 컨테이너의 이미지를 {image}(으)로 바꿨습니다. $1로 넘긴 태그의 "
+                         "nginx:{tag} 값이어야 합니다"),
+    "bump_changed_more": ("bump.sh {tag} changed more than the web container's image in deploy/web.yaml: {paths}",
+                          "bump.sh {tag} は deploy/web.yaml で web コンテナのイメージ以外も変えました: {paths}",
+                          "bump.sh {tag} 실행이 deploy/web.yaml에서 web 컨테이너의 이미지 말고도 바꿨습니다: "
+                          "{paths}"),
+    "bump_wrong_message": ("bump.sh {tag} committed with the message {found}, expected \"ci: web nginx:{tag}\"",
+                           "bump.sh {tag} のコミットメッセージは {found} です。「ci: web nginx:{tag}」である必要が"
+                           "あります",
+                           "bump.sh {tag} 실행의 커밋 메시지는 {found}입니다. \"ci: web nginx:{tag}\" 메시지여야 "
+                           "합니다"),
+    "bump_exit_nonzero": ("bump.sh {tag} pushed the right commit but exited with code {returncode}: a CI job "
+                          "would be reported failed",
+                          "bump.sh {tag} は正しいコミットを push しましたが、終了コード {returncode} で終わりました。"
+                          "CI のジョブは失敗と報告されます",
+                          "bump.sh {tag} 실행이 올바른 커밋을 push했지만 종료 코드 {returncode}(으)로 끝났습니다. "
+                          "CI에서는 실패로 보고됩니다"),
     "bump_commit_ok": ("commit {sha} \"ci: web nginx:1.28-alpine\" sets the image to nginx:1.28-alpine",
                        "コミット {sha}「ci: web nginx:1.28-alpine」はイメージを nginx:1.28-alpine にしています",
                        "{sha} 커밋(\"ci: web nginx:1.28-alpine\")이 이미지를 nginx:1.28-alpine으로 바꿉니다"),
@@ -297,6 +368,15 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "revision_ok": ("Application {name} is Synced and Healthy at {sha} or later",
                     "Application {name} は {sha} 以降のコミットで Synced かつ Healthy です",
                     "{name} Application이 {sha} 커밋 이후에서 Synced, Healthy 상태입니다"),
+    "app_not_polled_yet": ("Application {name} still compares commit {revision} of main: {sha} is {age} s old and "
+                           "Argo CD reads a pushed commit within {window} s without a refresh (last compared: "
+                           "{reconciled}); still syncing",
+                           "Application {name} はまだ main のコミット {revision} と比較しています。{sha} は {age} 秒前の"
+                           "コミットで、Argo CD は refresh なしでも {window} 秒以内に push されたコミットを読みます"
+                           "（最後の比較: {reconciled}）。同期中です",
+                           "{name} Application은 아직 main의 커밋 {revision} 기준으로 비교하고 있습니다. {sha} 커밋은 "
+                           "{age}초 전 커밋이고, Argo CD는 refresh 없이도 {window}초 안에 push된 커밋을 읽습니다 "
+                           "(마지막 비교: {reconciled}). 동기화 중입니다"),
     "revision_behind": ("Application {name} is at {found}, expected Synced / Healthy at {sha} or a later commit",
                         "Application {name} は {found} です。{sha} 以降のコミットで Synced / Healthy "
                         "になる必要があります",

@@ -74,3 +74,28 @@ def hook_cases(existing, new):
         ("typo-main-first", {"web-typo": typo, "scale-web": valid}, ["origin", "web-typo:main", f"scale-web:{new}"]),
         ("typo-main-lookalikes", dict.fromkeys(MAIN_LOOKALIKES, typo), ["origin", *MAIN_LOOKALIKES]),
     )
+
+
+# bump.sh is run with one of these tags, chosen per grading: real nginx tags, none of them the
+# lab's 1.28-alpine, so a script that ignores $1 writes another image than the one asked for.
+BUMP_TAGS = ("1.27.3-alpine", "1.29.1-alpine", "1.26.2-alpine", "1.29-alpine", "1.27.4", "stable-alpine")
+BUMP_CLONE = "repo"  # the workspace's clone (reads.py), where bump.sh works
+# Replaced on PATH by traps that record their calls: bump.sh changes git only.
+TRAPPED_COMMANDS = ("kubectl", "argocd", "k3s")
+INIT_IMAGE = "busybox:1.36"
+
+
+def bump_remote_manifest():
+    """deploy/web.yaml of the commit the remote's main gets after the clone was made (a teammate's
+    change the clone has not fetched): replicas 3 and an init container with an image of its own,
+    so that a script that rewrites every `image:` line, or rewrites the file from a template,
+    changes more than the web container's image."""
+    return manifest("web", replicas=3).replace(
+        "    spec:\n      containers:\n",
+        f"    spec:\n      initContainers:\n        - name: wait\n          image: {INIT_IMAGE}\n"
+        "          command: [\"sh\", \"-c\", \"true\"]\n      containers:\n")
+
+
+def trap(name, log):
+    """The stand-in for `name` on bump.sh's PATH: records its arguments in `log`, succeeds."""
+    return f"#!/bin/sh\nprintf '%s\\n' \"{name} $*\" >> {log}\nexit 0\n"

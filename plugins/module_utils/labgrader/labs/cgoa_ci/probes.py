@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import time
 
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks import probes as shared_probes
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.kubeconfig import (
     credentials,
     kubeconfig_cluster,
@@ -15,7 +17,9 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.probes import (
     NO_TIME_LEFT,
+    OUTPUT_BYTES,
     ProbeOutOfTime,
+    ProbeRun,
     ProbeUnavailable,
     commit_files,
     git,
@@ -24,20 +28,28 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks
     probe_timeout,
     run_probe,
     stage_bare_repo,
+    tail,
     work_clone,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.probe_cases import (
+    BUMP_CLONE,
+    BUMP_TAGS,
     EXISTING_BRANCHES,
     FEATURE_BRANCHES,
+    TRAPPED_COMMANDS,
+    bump_remote_manifest,
     hook_cases,
+    trap,
     validate_cases,
 )
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import HOOK
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import HOOK, WEB_YAML
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.redaction import scrub
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.sandbox import (
     Sandbox,
     SandboxUnavailable,
     TreeRefused,
     mktemp_name,
+    reachable,
 )
 
 
@@ -53,6 +65,10 @@ def run_probes(context):
     "error" is the grader's: it cannot build a sandbox here."""
     results = {"k3s": kubeconfig_cluster(context.site.k3s_kubeconfig),
                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    try:
+        results["bump"] = bump_probe(context)
+    except SandboxUnavailable as exc:
+        results["error"] = str(exc)
     script, hook = context.files["validate.sh"], context.files["hooks/pre-receive"]
     if not (script.ok and script.executable):
         results["validate"] = not_runnable("validate.sh")
@@ -152,3 +168,132 @@ def hook_runs(sandbox, context, clone_path, cases):
     return {case: run_probe(sandbox, ["git", "push", *args], clone_path, probe_env(context),
                             probe_timeout(context)).as_dict()
             for case, _, args in cases}
+
+
+# ---------------------------------------------------------------- bump.sh
+
+# Runs bump.sh <tag> with stdin closed and its output in a file, then prints what the remote (the
+# bare repository's copy) holds afterwards and what the traps recorded, each section after its
+# own marker line (a word chosen per run), bump.sh's output last and cut to its end. Our git
+# reads the copy with no system or global configuration and no hooks.
+BUMP_WRAPPER = r"""script=$1 tag=$2 bare=$3 calls=$4 marker=$5
+out=$(dirname "$calls")/out
+"$script" "$tag" </dev/null >"$out" 2>&1
+rc=$?
+look() { GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null git -c core.hooksPath=/dev/null --git-dir="$bare" "$@"; }
+echo "$marker rc"; echo "$rc"
+echo "$marker refs"; look for-each-ref --format='%(objectname) %(refname)' refs/heads refs/tags 2>&1 | head -n 50
+echo "$marker main"; look log -1 --format='%H %P%n%s' refs/heads/main 2>/dev/null | head -n 2
+echo "$marker web"; look cat-file blob refs/heads/main:deploy/web.yaml 2>&1 | head -c 65536; echo
+echo "$marker calls"; head -c 8192 "$calls" 2>/dev/null
+echo "$marker output"; tail -c 2000 "$out"
+"""
+BUMP_TREE_BYTES = 16 * 1024 * 1024  # main's files checked out into the clone (a 3 GiB blob is refused)
+TRAP_DIRS = (".local/bin", "bin")  # under HOME, first on PATH, as a root login's profile puts them
+
+
+def bump_probe(context):
+    """bump.sh <tag> run once in a sandbox of its own (no network, no hook, no kubeconfig): a
+    fresh clone of the bare repository's copy at the workspace's `repo`, the copy's main one
+    commit ahead of the clone's, kubectl/argocd/k3s on PATH replaced by traps. The result is
+    plain data: the tag, the commits before the run, the run, and what the copy held after it."""
+    script = context.files["bump.sh"]
+    if not (script.ok and script.executable):
+        return not_runnable("bump.sh")
+    tag = secrets.choice(BUMP_TAGS)
+    hidden = (context.kubeconfig, context.site.k3s_kubeconfig)
+    with Sandbox(hidden=hidden, network=False) as sandbox:
+        try:
+            staged = stage_bump(sandbox, context)
+        except (TreeRefused, ProbeUnavailable) as exc:
+            return {"not_run": f"the workspace {exc}" if isinstance(exc, TreeRefused) else str(exc)}
+        except ProbeOutOfTime:
+            return {"tag": tag, "run": NO_TIME_LEFT.as_dict()}
+        marker = secrets.token_hex(8)
+        env = {**probe_env(context)}
+        env["PATH"] = f"{staged['traps']}:{env['PATH']}"
+        timeout = probe_timeout(context)
+        if timeout <= 0:
+            return {"tag": tag, "run": NO_TIME_LEFT.as_dict()}
+        started = time.monotonic()
+        result = sandbox.run(["/bin/sh", "-c", BUMP_WRAPPER, "bump", context.files["bump.sh"].path, tag,
+                              context.bare_path, staged["calls"], marker], context.workspace, env, timeout, OUTPUT_BYTES)
+        seconds = round(time.monotonic() - started, 2)
+    after = bump_sections(result.stdout.decode("utf-8", "replace"), marker)
+    rc = after.pop("rc", None)
+    run = ProbeRun(int(rc) if rc and rc.strip().isdigit() else result.returncode, result.timed_out, result.truncated,
+                   scrub(tail(after.pop("output", ""))), result.timed_out and timeout < shared_probes.SCRIPT_TIMEOUT)
+    return {"tag": tag, **{key: staged[key] for key in ("clone_main", "remote_main", "refs_before")},
+            "seconds": seconds, "run": run.as_dict(), **after}
+
+
+def bump_sections(text, marker):
+    """{section: text} of BUMP_WRAPPER's report: what follows each "<marker> <section>" line."""
+    sections, name, lines = {}, None, []
+    for line in text.split("\n"):
+        if line.startswith(marker + " ") and line[len(marker) + 1:] in BUMP_SECTIONS and name != "output":
+            if name:
+                sections[name] = "\n".join(lines).strip("\n")
+            name, lines = line[len(marker) + 1:], []
+        elif name:
+            lines.append(line)
+    if name:
+        sections[name] = "\n".join(lines).strip("\n")
+    return sections
+
+
+BUMP_SECTIONS = ("rc", "refs", "main", "web", "calls", "output")
+
+
+def trap_dir(context):
+    """Where the traps go: a PATH directory under HOME that the sandbox will not bind from the host
+    (it binds the PATH directories that exist there and others may enter)."""
+    home = context.site.workspace_root
+    for relpath in TRAP_DIRS:
+        path = os.path.join(home, relpath)
+        if not (os.path.isdir(path) and reachable(path)):
+            return path
+    raise SandboxUnavailable(f"no directory under {home} can hold the kubectl trap")
+
+
+def stage_bump(sandbox, context):
+    """The workspace's copy without any kubeconfig or credential and with, at `repo`, a fresh
+    clone of the bare repository's copy (main checked out, the learner's own identity); then a
+    commit on the copy's main that the clone has not fetched; the traps. Returns
+    {clone_main, remote_main, refs_before, traps, calls}."""
+    withheld = credentials(context.kubeconfig) + credentials(context.site.k3s_kubeconfig)
+    clone_path = os.path.join(context.workspace, BUMP_CLONE)
+
+    def skip(relpath, data):
+        return (relpath in ("kubeconfig", "ci-kubeconfig") or relpath.startswith(BUMP_CLONE + "/")
+                or any(secret in data for secret in withheld))
+
+    sandbox.stage_tree(context.workspace, skip=skip)
+    shutil.rmtree(sandbox.staged(clone_path), ignore_errors=True)
+    bare = stage_bare_repo(sandbox, context.bare_path, hook="", deadline=context.deadline)  # no hook runs
+    clone = work_clone(sandbox, context.bare_path, clone_path, context.deadline)
+    clone_main = git(["rev-parse", "refs/remotes/origin/main"], cwd=clone, deadline=context.deadline)
+    author = last_author(bare, deadline=context.deadline)
+    size = sum(int(line.split()[3]) for line in git(["ls-tree", "-r", "-l", clone_main], cwd=clone,
+                                                    deadline=context.deadline).splitlines()
+               if line.split()[3].isdigit())
+    if size > BUMP_TREE_BYTES:
+        raise ProbeUnavailable(f"main's files are larger than {BUMP_TREE_BYTES // (1024 * 1024)} MiB")
+    remote_main = commit_files(clone, "teammate", clone_main, {WEB_YAML: bump_remote_manifest()},
+                               "web: 3 replicas, wait container", author, context.deadline)
+    git(["push", "--quiet", bare, "refs/heads/teammate:refs/heads/main"], cwd=clone, deadline=context.deadline)
+    git(["branch", "--quiet", "-D", "teammate"], cwd=clone, deadline=context.deadline)
+    refs = git(["--git-dir", bare, "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads", "refs/tags"],
+               cwd=clone, deadline=context.deadline)
+    git(["reset", "--quiet", "--hard", "refs/heads/main"], cwd=clone, deadline=context.deadline)
+    # A root login's ~/.gitconfig names who commits: the author of the learner's last commit.
+    gitconfig = sandbox.staged(os.path.join(context.site.workspace_root, ".gitconfig"))
+    sandbox.make_dirs(context.site.workspace_root)
+    for key, name in (("user.name", "GIT_AUTHOR_NAME"), ("user.email", "GIT_AUTHOR_EMAIL")):
+        git(["config", "--file", gitconfig, key, author[name] or "root"], cwd=clone, deadline=context.deadline)
+    calls = f"/tmp/{mktemp_name()}/calls"
+    traps = trap_dir(context)
+    for command in TRAPPED_COMMANDS:
+        sandbox.write_file(os.path.join(traps, command), trap(command, calls), mode=0o755)
+    sandbox.make_dirs(os.path.dirname(calls))
+    return {"clone_main": clone_main, "remote_main": remote_main, "refs_before": refs, "traps": traps, "calls": calls}
