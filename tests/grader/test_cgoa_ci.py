@@ -12,6 +12,7 @@ from collections import Counter
 
 import pytest
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.probe_cases import MIXED_CASES
 
 from tests.grader.conftest import collect_host, judge
 
@@ -89,12 +90,6 @@ def token_with_lifetime(seconds):
     def part(data):
         return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
     return f"{part({'alg': 'RS256'})}.{part({'iat': 1000, 'exp': 1000 + seconds, 'sub': 'x'})}.sig"
-
-
-def mutate_text(state, name, old, new):
-    read = state.files[name]
-    assert old in read.text
-    read.text = read.text.replace(old, new)
 
 
 MUTATIONS = {
@@ -191,16 +186,26 @@ MUTATIONS = {
     "validate.sh not executable": (
         lambda s: setattr(s.files["validate.sh"], "executable", False),
         {"cgoa-ci.4.validate-script": "{ws}/validate.sh is not executable (chmod +x)"}),
-    "validate.sh via $KUBECONFIG": (
-        lambda s: mutate_text(s, "validate.sh", f"--kubeconfig {s.workspace}/ci-kubeconfig ", ""),
-        {"cgoa-ci.4.validate-names-kubeconfig": "{ws}/validate.sh must name {ws}/ci-kubeconfig"}),
-    "validate.sh client dry-run": (
-        lambda s: mutate_text(s, "validate.sh", "--dry-run=server", "--dry-run=client"),
-        {"cgoa-ci.4.validate-server-dry-run": "{ws}/validate.sh must use --dry-run=server (not client)"}),
-    "validate.sh refuses a valid Deployment": (
-        lambda s: probe(s, "validate", "valid", 1),
-        {"cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: "
+    "validate.sh works only with KUBECONFIG at the CI kubeconfig": (
+        lambda s: [probe(s, "validate", "valid", 1), s.probes["validate"].update(
+            {"valid-kubeconfig-env": {**s.probes["validate"]["valid"], "returncode": 0}})],
+        {"cgoa-ci.4.validate-names-kubeconfig": "validate.sh accepts a valid Deployment only when KUBECONFIG names "
+         "{ws}/ci-kubeconfig: with KUBECONFIG=/root/.kube/ci-runner.conf it exited with code 1; name the CI "
+         "kubeconfig in the script itself (kubectl --kubeconfig {ws}/ci-kubeconfig)",
+         "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: "}),
+    "validate.sh refuses a valid Deployment, whatever KUBECONFIG says": (
+        lambda s: [probe(s, "validate", "valid", 1), s.probes["validate"].update(
+            {"valid-kubeconfig-env": {**s.probes["validate"]["valid"], "returncode": 1}})],
+        {"cgoa-ci.4.validate-names-kubeconfig": "validate.sh accepts a valid Deployment with "
+         "KUBECONFIG=/root/.kube/ci-runner.conf and no ~/.kube, so with the kubeconfig it names itself, but exited "
+         "with code 1: deployment.apps/web created (server dry run)",
+         "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: "
          "deployment.apps/web created (server dry run)"}),
+    "validate.sh validates on the client only": (
+        lambda s: probe(s, "validate", "server-only", 0),
+        {"cgoa-ci.4.validate-server-dry-run": "validate.sh rejects a Deployment whose selector does not match its "
+         "template's labels (only the API server rejects it: validate on the server, --dry-run=server), but exited "
+         "with code 0: "}),
     "validate.sh accepts replicas: two": (
         lambda s: probe(s, "validate", "string-replicas", 0),
         {"cgoa-ci.4.validate-rejects-string-replicas": "validate.sh rejects replicas: two, but exited with code 0: "}),
@@ -208,10 +213,10 @@ MUTATIONS = {
         lambda s: probe(s, "validate", "unknown-field", 0),
         {"cgoa-ci.4.validate-rejects-unknown-field": "validate.sh rejects the misspelled field replica:, but exited "
          "with code 0: "}),
-    "validate.sh keeps the last file's status": (
-        lambda s: probe(s, "validate", "mixed", 0),
-        {"cgoa-ci.4.validate-rejects-mixed": "validate.sh rejects a folder with one good and one bad manifest, but "
-         "exited with code 0: "}),
+    **{f"validate.sh accepts a bad {bad} beside a good {good}": (
+        lambda s, case=case: probe(s, "validate", case, 0),
+        {"cgoa-ci.4.validate-rejects-mixed": f"validate.sh rejects a folder with a bad {bad} beside a good {good}, but "
+         "exited with code 0: "}) for case, bad, good in MIXED_CASES},
     "validate.sh created a probe object": (
         lambda s: s.cluster.snapshot.reads["dryrun_deployments"].append(
             {"metadata": {"name": "web", "namespace": "ci-dryrun", "creationTimestamp": s.probes["started"]}}),

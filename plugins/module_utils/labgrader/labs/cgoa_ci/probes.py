@@ -16,6 +16,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.probes import (
     NO_TIME_LEFT,
     ProbeOutOfTime,
+    ProbeRun,
     ProbeUnavailable,
     commit_files,
     git,
@@ -27,7 +28,9 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks
     work_clone,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.probe_cases import (
+    BOGUS_KUBECONFIG,
     FEATURE_BRANCHES,
+    VALID_WITH_KUBECONFIG_ENV,
     hook_cases,
     validate_cases,
 )
@@ -102,14 +105,26 @@ def stage_learner(sandbox, context):
 
 
 def validate_runs(sandbox, context, script):
+    """Each validate case in a fresh sandbox, KUBECONFIG naming a missing file: the script must
+    use the CI kubeconfig by itself. When it refuses the valid case, the valid case once more with
+    KUBECONFIG at the CI kubeconfig, so that the message can say whether that is all it lacks."""
+    env = {**probe_env(context), "KUBECONFIG": BOGUS_KUBECONFIG}
     runs = {}
     for case, files in validate_cases().items():
-        folder = f"/tmp/{mktemp_name()}/deploy"
-        for name, text in files.items():
-            sandbox.write_file(f"{folder}/{name}", text, layer=case)
-        runs[case] = run_probe(sandbox, [script, folder], context.workspace, probe_env(context),
-                               probe_timeout(context), layer=case).as_dict()
+        runs[case] = validate_run(sandbox, context, script, case, files, env)
+    if not ProbeRun.from_dict(runs["valid"]).succeeded:
+        env["KUBECONFIG"] = os.path.join(context.workspace, "ci-kubeconfig")
+        runs[VALID_WITH_KUBECONFIG_ENV] = validate_run(sandbox, context, script, VALID_WITH_KUBECONFIG_ENV,
+                                                       validate_cases()["valid"], env)
     return runs
+
+
+def validate_run(sandbox, context, script, case, files, env):
+    """validate.sh on `files`, written into a mktemp-style deploy/ folder of its own layer."""
+    folder = f"/tmp/{mktemp_name()}/deploy"
+    for name, text in files.items():
+        sandbox.write_file(f"{folder}/{name}", text, layer=case)
+    return run_probe(sandbox, [script, folder], context.workspace, env, probe_timeout(context), layer=case).as_dict()
 
 
 def stage_pushes(sandbox, context):
