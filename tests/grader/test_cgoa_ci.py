@@ -54,6 +54,20 @@ def test_nothing_done_fails_every_check_and_errors_none(fake_api):
         "pre-receive was not run: hooks/pre-receive is missing or not executable")
 
 
+def test_the_validate_probes_pass_with_what_they_ran(golden_cgoa):
+    results = grade(copy.deepcopy(golden_cgoa))
+    assert {check: results[f"cgoa-ci.4.{check}"]["message"] for check in (
+        "validate-names-kubeconfig", "validate-server-dry-run", "validate-rejects-mixed")} == {
+        "validate-names-kubeconfig": "validate.sh accepts a valid Deployment with KUBECONFIG=/root/.kube/ci-runner.conf "
+                                     "and no ~/.kube, so with the kubeconfig it names itself: exit code 0",
+        "validate-server-dry-run": "validate.sh rejects a Deployment whose selector does not match its template's labels "
+                                   "(only the API server rejects it: validate on the server, --dry-run=server): exit "
+                                   "code 1",
+        "validate-rejects-mixed": "validate.sh rejects every folder with one good and one bad manifest (api.yaml + "
+                                  "web.yaml, web.yaml + api.yaml, api.yml + web.yaml, api.json + web.yaml): exit codes "
+                                  "1, 1, 1, 1"}
+
+
 # ---------------------------------------------------------------- mutations of the recorded state
 
 

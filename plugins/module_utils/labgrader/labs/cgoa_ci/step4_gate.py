@@ -48,9 +48,9 @@ def probe_runs(state, probe, expected, script):
 def probe_verdict(state, probe, case, should_succeed, what_key, script, blocked_by=None, **phrase_params):
     """The outcome of one probe run: a script that hangs or floods its output fails whatever it
     was asked, and so does one that could not start; a run the lab's probe time cut short is
-    the grader's ERROR (OutOfTime). `what_key` names the phrase (in MESSAGES)
-    saying what the run checks (filled from `phrase_params`). The expected value is the exit code (0, or "≠ 0": any other),
-    which reads the same in every language; the phrase says it in words."""
+    the grader's ERROR (OutOfTime). `what_key` names the phrase (in MESSAGES) saying what the
+    run checks, filled from `phrase_params`. The expected value is the exit code (0, or "≠ 0":
+    any other), which reads the same in every language; the phrase says it in words."""
     expected = 0 if should_succeed else "≠ 0"
     runs = probe_runs(state, probe, expected, script)
     run = ProbeRun.from_dict(runs[case])
