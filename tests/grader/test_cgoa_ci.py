@@ -96,6 +96,13 @@ def probe(state, group, case, returncode):
     state.probes[group][case]["returncode"] = returncode
 
 
+def valid_refused(state, with_kubeconfig_env):
+    """validate.sh exited 1 on the valid case; with KUBECONFIG at the CI kubeconfig, `with_kubeconfig_env`."""
+    probe(state, "validate", "valid", 1)
+    runs = state.probes["validate"]
+    runs["valid-kubeconfig-env"] = {**runs["valid"], "returncode": with_kubeconfig_env}
+
+
 def kubeconfig_namespace(state, name, namespace):
     state.files[name].data[0]["contexts"][0]["context"]["namespace"] = namespace
 
@@ -201,15 +208,13 @@ MUTATIONS = {
         lambda s: setattr(s.files["validate.sh"], "executable", False),
         {"cgoa-ci.4.validate-script": "{ws}/validate.sh is not executable (chmod +x)"}),
     "validate.sh works only with KUBECONFIG at the CI kubeconfig": (
-        lambda s: [probe(s, "validate", "valid", 1), s.probes["validate"].update(
-            {"valid-kubeconfig-env": {**s.probes["validate"]["valid"], "returncode": 0}})],
+        lambda s: valid_refused(s, with_kubeconfig_env=0),
         {"cgoa-ci.4.validate-names-kubeconfig": "validate.sh accepts a valid Deployment only when KUBECONFIG names "
          "{ws}/ci-kubeconfig: with KUBECONFIG=/root/.kube/ci-runner.conf it exited with code 1; name the CI "
          "kubeconfig in the script itself (kubectl --kubeconfig {ws}/ci-kubeconfig)",
          "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: "}),
     "validate.sh refuses a valid Deployment, whatever KUBECONFIG says": (
-        lambda s: [probe(s, "validate", "valid", 1), s.probes["validate"].update(
-            {"valid-kubeconfig-env": {**s.probes["validate"]["valid"], "returncode": 1}})],
+        lambda s: valid_refused(s, with_kubeconfig_env=1),
         {"cgoa-ci.4.validate-names-kubeconfig": "validate.sh accepts a valid Deployment with "
          "KUBECONFIG=/root/.kube/ci-runner.conf and no ~/.kube, so with the kubeconfig it names itself, but exited "
          "with code 1: deployment.apps/web created (server dry run)",
