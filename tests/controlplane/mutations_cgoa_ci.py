@@ -573,7 +573,7 @@ MUTATIONS = {
                                                "<root>/root/cgoa-ci/ci-kubeconfig: with "
                                                "KUBECONFIG=/root/.kube/ci-runner.conf it exited with code 1",
         "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: error: "
-                                            "error validating"}),
+                                            "stat /root/.kube/ci-runner.conf: no such file or directory"}),
     "kubeconfig beside the script, a comment naming --dry-run=client": (mutation_kubeconfig_beside_the_script, {}),
     "pipe hides the failure (tee without pipefail)": (mutation_pipe_hides_failure, VALIDATE_REJECTS),
     "loop returns only the last file's status": (mutation_last_file_status_only, mixed_accepted("api.yaml", "web.yaml")),
