@@ -97,6 +97,11 @@ def mutation_kubeconfig_default_only(plane, learner):
                                    '-n ci-dryrun apply --dry-run=server -f "$1"\n')
 
 
+def mutation_kubeconfig_in_the_working_directory(plane, learner):
+    return validate_sh_as(learner, 'set -euo pipefail\nkubectl --kubeconfig ci-kubeconfig -n ci-dryrun apply '
+                                   '--dry-run=server -f "$1"\n')
+
+
 def mutation_kubeconfig_beside_the_script(plane, learner):
     """An equivalent form: the CI kubeconfig found relative to the script's own directory, and a
     comment naming the client dry-run it does not use. Nothing flips."""
@@ -574,6 +579,14 @@ MUTATIONS = {
                                                "KUBECONFIG=/root/.kube/ci-runner.conf it exited with code 1",
         "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: error: "
                                             "stat /root/.kube/ci-runner.conf: no such file or directory"}),
+    # The pre-receive hook runs validate.sh in the bare repository: it fails there too.
+    "kubeconfig relative to the working directory": (mutation_kubeconfig_in_the_working_directory, {
+        "cgoa-ci.4.validate-names-kubeconfig": "validate.sh accepts a valid Deployment only when it runs in "
+                                               "<root>/root/cgoa-ci: run in /tmp it exited with code 1",
+        "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: error: "
+                                            "stat ci-kubeconfig: no such file or directory",
+        "cgoa-ci.5.hook-accepts-valid-main":
+            "blocked by step 4: validate.sh does not accept a valid Deployment, so no gate built on it can"}),
     "kubeconfig beside the script, a comment naming --dry-run=client": (mutation_kubeconfig_beside_the_script, {}),
     "pipe hides the failure (tee without pipefail)": (mutation_pipe_hides_failure, VALIDATE_REJECTS),
     "loop returns only the last file's status": (mutation_last_file_status_only, mixed_accepted("api.yaml", "web.yaml")),

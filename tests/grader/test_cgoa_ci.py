@@ -96,11 +96,13 @@ def probe(state, group, case, returncode):
     state.probes[group][case]["returncode"] = returncode
 
 
-def valid_refused(state, with_kubeconfig_env):
-    """validate.sh exited 1 on the valid case; with KUBECONFIG at the CI kubeconfig, `with_kubeconfig_env`."""
+def valid_refused(state, with_kubeconfig_env=1, in_workspace=1):
+    """validate.sh exited 1 on the valid case; with KUBECONFIG at the CI kubeconfig, `with_kubeconfig_env`;
+    run in the workspace, `in_workspace`."""
     probe(state, "validate", "valid", 1)
     runs = state.probes["validate"]
     runs["valid-kubeconfig-env"] = {**runs["valid"], "returncode": with_kubeconfig_env}
+    runs["valid-workspace-cwd"] = {**runs["valid"], "returncode": in_workspace}
 
 
 def kubeconfig_namespace(state, name, namespace):
@@ -213,8 +215,14 @@ MUTATIONS = {
          "{ws}/ci-kubeconfig: with KUBECONFIG=/root/.kube/ci-runner.conf it exited with code 1; name the CI "
          "kubeconfig in the script itself (kubectl --kubeconfig {ws}/ci-kubeconfig)",
          "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: "}),
-    "validate.sh refuses a valid Deployment, whatever KUBECONFIG says": (
-        lambda s: valid_refused(s, with_kubeconfig_env=1),
+    "validate.sh works only in the workspace": (
+        lambda s: valid_refused(s, in_workspace=0),
+        {"cgoa-ci.4.validate-names-kubeconfig": "validate.sh accepts a valid Deployment only when it runs in {ws}: run "
+         "in /tmp it exited with code 1; name the CI kubeconfig by its absolute path or relative to the script "
+         '(`$(dirname "$0")`), not to the working directory (the pre-receive hook runs it in the bare repository)',
+         "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: "}),
+    "validate.sh refuses a valid Deployment, wherever and whatever KUBECONFIG says": (
+        valid_refused,
         {"cgoa-ci.4.validate-names-kubeconfig": "validate.sh accepts a valid Deployment with "
          "KUBECONFIG=/root/.kube/ci-runner.conf and no ~/.kube, so with the kubeconfig it names itself, but exited "
          "with code 1: deployment.apps/web created (server dry run)",

@@ -117,6 +117,10 @@ SCRIPTS = {
         HEAD + 'kubectl --kubeconfig "${{KUBECONFIG:-{ws}/ci-kubeconfig}}" -n ci-dryrun apply --dry-run=server '
         '-f "$1"\n',
         {"validate-names-kubeconfig": NEEDS_ENV, "validate-accepts-valid": ACCEPTS_VALID}),
+    "kubeconfig relative to the working directory": (
+        HEAD + 'kubectl --kubeconfig ci-kubeconfig -n ci-dryrun apply --dry-run=server -f "$1"\n',
+        {"validate-names-kubeconfig": "validate.sh accepts a valid Deployment only when it runs in {ws}",
+         "validate-accepts-valid": ACCEPTS_VALID}),
     "copied to ~/.kube/config": (
         HEAD + 'kubectl --kubeconfig ~/.kube/config -n ci-dryrun apply --dry-run=server -f "$1"\n',
         {"validate-names-kubeconfig": OWN_KUBECONFIG, "validate-accepts-valid": ACCEPTS_VALID}),

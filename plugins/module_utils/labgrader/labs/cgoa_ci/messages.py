@@ -163,6 +163,20 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                                       "입니다. "
                                       "스크립트에서 직접 CI kubeconfig를 지정하세요(kubectl --kubeconfig "
                                       "{kubeconfig})."),
+    "validate_needs_workspace_cwd": ("validate.sh accepts a valid Deployment only when it runs in {workspace}: run in "
+                                     "{cwd} it exited with code {returncode}; name the CI kubeconfig by its absolute "
+                                     "path or relative to the script (`$(dirname \"$0\")`), not to the working "
+                                     "directory (the pre-receive hook runs it in the bare repository)",
+                                     "validate.sh が正しい Deployment を受け入れるのは {workspace} "
+                                     "で実行したときだけです。{cwd} で実行すると終了コード {returncode} "
+                                     "でした。CI の kubeconfig は絶対パスか、スクリプトからの相対パス"
+                                     "（`$(dirname \"$0\")`）で指定してください。作業ディレクトリからの相対パスは"
+                                     "使えません（pre-receive フックはベアリポジトリで実行します）",
+                                     "validate.sh는 {workspace} 디렉터리에서 실행할 때만 올바른 Deployment를 "
+                                     "받아들입니다. {cwd} 디렉터리에서 실행한 종료 코드는 {returncode}입니다. CI "
+                                     "kubeconfig는 절대 경로나 스크립트 기준 상대 경로(`$(dirname \"$0\")`)로 "
+                                     "지정하세요. 현재 디렉터리 기준 상대 경로는 안 됩니다(pre-receive 훅은 베어 "
+                                     "저장소에서 실행합니다)."),
     "probe_cut_short": ("{script} was stopped ({reason}) before it could show that it {what}",
                         "{script} は止められました（{reason}）。次を確認できませんでした: {what}",
                         "{script} 스크립트가 중단되었습니다 ({reason}). 다음을 확인하지 못했습니다: {what}"),

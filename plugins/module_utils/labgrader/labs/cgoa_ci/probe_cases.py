@@ -31,8 +31,13 @@ PROBE_OBJECTS = ("web", "api")
 # itself reaches the API server with it. A KUBECONFIG that names missing files makes client-go
 # fall back to no configuration at all (clientcmd ClientConfigLoadingRules.Load skips them).
 BOGUS_KUBECONFIG = "/root/.kube/ci-runner.conf"
-# The diagnostic run of the valid case (only when it failed): KUBECONFIG at the CI kubeconfig.
+# validate.sh runs in /tmp, not in the workspace: the pre-receive hook runs it from the bare
+# repository, so a kubeconfig found relative to the working directory is not found there.
+VALIDATE_CWD = "/tmp"
+# The diagnostic runs of the valid case (only when it failed): KUBECONFIG at the CI kubeconfig;
+# the workspace as the working directory.
 VALID_WITH_KUBECONFIG_ENV = "valid-kubeconfig-env"
+VALID_IN_WORKSPACE = "valid-workspace-cwd"
 
 
 # Folders with one good and one bad manifest, (case, bad file, good file): the bad one sorts first (a

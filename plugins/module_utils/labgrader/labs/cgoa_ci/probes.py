@@ -30,7 +30,9 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.probe_cases import (
     BOGUS_KUBECONFIG,
     FEATURE_BRANCHES,
+    VALID_IN_WORKSPACE,
     VALID_WITH_KUBECONFIG_ENV,
+    VALIDATE_CWD,
     hook_cases,
     validate_cases,
 )
@@ -105,26 +107,28 @@ def stage_learner(sandbox, context):
 
 
 def validate_runs(sandbox, context, script):
-    """Each validate case in a fresh sandbox, KUBECONFIG naming a missing file: the script must
-    use the CI kubeconfig by itself. When it refuses the valid case, the valid case once more with
-    KUBECONFIG at the CI kubeconfig, so that the message can say whether that is all it lacks."""
+    """Each validate case in a fresh sandbox, in /tmp, KUBECONFIG naming a missing file: the
+    script must find the CI kubeconfig by itself. When it refuses the valid case, the valid case
+    once with KUBECONFIG at the CI kubeconfig and once in the workspace, so that the message can
+    say whether that is all it lacks."""
     env = {**probe_env(context), "KUBECONFIG": BOGUS_KUBECONFIG}
-    runs = {}
-    for case, files in validate_cases().items():
-        runs[case] = validate_run(sandbox, context, script, case, files, env)
+    runs = {case: validate_run(sandbox, context, script, case, files, env) for case, files in validate_cases().items()}
     if not ProbeRun.from_dict(runs["valid"]).succeeded:
-        env["KUBECONFIG"] = os.path.join(context.workspace, "ci-kubeconfig")
-        runs[VALID_WITH_KUBECONFIG_ENV] = validate_run(sandbox, context, script, VALID_WITH_KUBECONFIG_ENV,
-                                                       validate_cases()["valid"], env)
+        valid = validate_cases()["valid"]
+        runs[VALID_WITH_KUBECONFIG_ENV] = validate_run(
+            sandbox, context, script, VALID_WITH_KUBECONFIG_ENV, valid,
+            {**env, "KUBECONFIG": os.path.join(context.workspace, "ci-kubeconfig")})
+        runs[VALID_IN_WORKSPACE] = validate_run(sandbox, context, script, VALID_IN_WORKSPACE, valid, env,
+                                                cwd=context.workspace)
     return runs
 
 
-def validate_run(sandbox, context, script, case, files, env):
+def validate_run(sandbox, context, script, case, files, env, cwd=VALIDATE_CWD):
     """validate.sh on `files`, written into a mktemp-style deploy/ folder of its own layer."""
     folder = f"/tmp/{mktemp_name()}/deploy"
     for name, text in files.items():
         sandbox.write_file(f"{folder}/{name}", text, layer=case)
-    return run_probe(sandbox, [script, folder], context.workspace, env, probe_timeout(context), layer=case).as_dict()
+    return run_probe(sandbox, [script, folder], cwd, env, probe_timeout(context), layer=case).as_dict()
 
 
 def stage_pushes(sandbox, context):

@@ -19,7 +19,9 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
     BOGUS_KUBECONFIG,
     MIXED_CASES,
     PROBE_OBJECTS,
+    VALID_IN_WORKSPACE,
     VALID_WITH_KUBECONFIG_ENV,
+    VALIDATE_CWD,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.scripts import script_verdict
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import APP, DRYRUN_NS, HOOK
@@ -84,20 +86,23 @@ def probe_check(probe, case, should_succeed, what_key, blocked_by=None):
 
 @lab.check(4, "validate-names-kubeconfig", hint="ci_validate")
 def validate_names_kubeconfig(state):
-    """validate.sh uses the CI kubeconfig by itself: it accepted the valid case although KUBECONFIG
-    named a missing file and the sandbox has no ~/.kube (however the script finds the file: an
-    absolute path, one relative to its own directory). When it refused it, the diagnostic run
-    with KUBECONFIG at the CI kubeconfig says whether that is all it lacks."""
-    kubeconfig = f"{state.workspace}/ci-kubeconfig"
+    """validate.sh finds the CI kubeconfig by itself: it accepted the valid case run in /tmp with
+    KUBECONFIG naming a missing file and no ~/.kube (however the script names the file: an
+    absolute path, one relative to its own directory). When it refused it, the diagnostic runs
+    say whether KUBECONFIG at the CI kubeconfig, or the workspace as the working directory, is
+    all it lacks."""
     valid = probe_verdict(state, "validate", "valid", True, "phrase_probe_own_kubeconfig", VALIDATE,
                           bogus=BOGUS_KUBECONFIG)
-    if valid.key != "probe_wrong" or VALID_WITH_KUBECONFIG_ENV not in state.probes["validate"]:
+    if valid.key != "probe_wrong":
         return valid
-    with_env = probe_verdict(state, "validate", VALID_WITH_KUBECONFIG_ENV, True, "phrase_probe_valid", VALIDATE)
-    if with_env.status != "PASS":
-        return valid
-    return failed("validate_needs_kubeconfig_env", expected=0, found=valid.found, kubeconfig=kubeconfig,
-                  bogus=BOGUS_KUBECONFIG, returncode=valid.found)
+    params = {"kubeconfig": f"{state.workspace}/ci-kubeconfig", "workspace": state.workspace,
+              "bogus": BOGUS_KUBECONFIG, "cwd": VALIDATE_CWD, "returncode": valid.found}
+    for case, key in ((VALID_WITH_KUBECONFIG_ENV, "validate_needs_kubeconfig_env"),
+                      (VALID_IN_WORKSPACE, "validate_needs_workspace_cwd")):
+        if case in state.probes["validate"] and probe_verdict(
+                state, "validate", case, True, "phrase_probe_valid", VALIDATE).status == "PASS":
+            return failed(key, expected=0, found=valid.found, **params)
+    return valid
 
 
 # validate.sh on the inputs of probe_cases.py: (check name, input, should it succeed, what it checks)
