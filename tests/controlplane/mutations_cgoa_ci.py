@@ -63,51 +63,34 @@ def mutation_last_file_status_only(plane, learner):
     return replaced(script, text)
 
 
-def validate_sh_as(learner, body):
-    """validate.sh replaced by a wrong (or equivalent) script: `body` after the shebang, {ws} the
-    workspace, {k} kubectl with the CI kubeconfig and namespace."""
-    k = f"kubectl --kubeconfig {learner.workspace}/ci-kubeconfig -n ci-dryrun"
-    return replaced(learner.workspace / "validate.sh", "#!/usr/bin/env bash\n" + body.format(ws=learner.workspace, k=k))
+def validate_sh_as(body):
+    """The mutation that replaces validate.sh by a wrong (or equivalent) script: `body` after the
+    shebang, {ws} the workspace, {k} kubectl with the CI kubeconfig and namespace."""
+    def mutation(plane, learner):
+        k = f"kubectl --kubeconfig {learner.workspace}/ci-kubeconfig -n ci-dryrun"
+        return replaced(learner.workspace / "validate.sh",
+                        "#!/usr/bin/env bash\n" + body.format(ws=learner.workspace, k=k))
+    return mutation
 
 
-def mutation_yaml_files_only(plane, learner):
-    return validate_sh_as(learner, 'rc=0\nfor f in "$1"/*.yaml; do {k} apply --dry-run=server -f "$f" || rc=1; done\n'
-                                   "exit $rc\n")
-
-
-def mutation_yaml_and_yml_files_only(plane, learner):
-    return validate_sh_as(learner, 'shopt -s nullglob\nrc=0\nfor f in "$1"/*.yaml "$1"/*.yml; do {k} apply '
-                                   '--dry-run=server -f "$f" || rc=1; done\nexit $rc\n')
-
-
-def mutation_first_file_only(plane, learner):
-    return validate_sh_as(learner, 'set -euo pipefail\n{k} apply --dry-run=server -f "$(ls -d "$1"/* | head -n 1)"\n')
-
-
-def mutation_validate_false(plane, learner):
-    return validate_sh_as(learner, 'set -euo pipefail\n{k} apply --dry-run=server --validate=false -f "$1"\n')
-
-
-def mutation_ignores_its_argument(plane, learner):
-    return validate_sh_as(learner, "set -euo pipefail\n{k} apply --dry-run=server -f {ws}/repo/deploy\n")
-
-
-def mutation_kubeconfig_default_only(plane, learner):
-    return validate_sh_as(learner, 'set -euo pipefail\nkubectl --kubeconfig "${{KUBECONFIG:-{ws}/ci-kubeconfig}}" '
-                                   '-n ci-dryrun apply --dry-run=server -f "$1"\n')
-
-
-def mutation_kubeconfig_in_the_working_directory(plane, learner):
-    return validate_sh_as(learner, 'set -euo pipefail\nkubectl --kubeconfig ci-kubeconfig -n ci-dryrun apply '
-                                   '--dry-run=server -f "$1"\n')
-
-
-def mutation_kubeconfig_beside_the_script(plane, learner):
-    """An equivalent form: the CI kubeconfig found relative to the script's own directory, and a
-    comment naming the client dry-run it does not use. Nothing flips."""
-    return validate_sh_as(learner, 'set -euo pipefail\n# not --dry-run=client: that never asks the API server\n'
-                                   'kubectl --kubeconfig "$(dirname "$0")/ci-kubeconfig" -n ci-dryrun apply '
-                                   '--dry-run=server -f "$1"\n')
+STRICT = "set -euo pipefail\n"
+mutation_yaml_files_only = validate_sh_as(
+    'rc=0\nfor f in "$1"/*.yaml; do {k} apply --dry-run=server -f "$f" || rc=1; done\nexit $rc\n')
+mutation_yaml_and_yml_files_only = validate_sh_as(
+    'shopt -s nullglob\nrc=0\nfor f in "$1"/*.yaml "$1"/*.yml; do {k} apply --dry-run=server -f "$f" || rc=1; '
+    "done\nexit $rc\n")
+mutation_first_file_only = validate_sh_as(STRICT + '{k} apply --dry-run=server -f "$(ls -d "$1"/* | head -n 1)"\n')
+mutation_validate_false = validate_sh_as(STRICT + '{k} apply --dry-run=server --validate=false -f "$1"\n')
+mutation_ignores_its_argument = validate_sh_as(STRICT + "{k} apply --dry-run=server -f {ws}/repo/deploy\n")
+mutation_kubeconfig_default_only = validate_sh_as(
+    STRICT + 'kubectl --kubeconfig "${{KUBECONFIG:-{ws}/ci-kubeconfig}}" -n ci-dryrun apply --dry-run=server -f "$1"\n')
+mutation_kubeconfig_in_the_working_directory = validate_sh_as(
+    STRICT + 'kubectl --kubeconfig ci-kubeconfig -n ci-dryrun apply --dry-run=server -f "$1"\n')
+# An equivalent form: the CI kubeconfig found relative to the script's own directory, and a
+# comment naming the client dry-run it does not use. Nothing flips.
+mutation_kubeconfig_beside_the_script = validate_sh_as(
+    STRICT + "# not --dry-run=client: that never asks the API server\n"
+    'kubectl --kubeconfig "$(dirname "$0")/ci-kubeconfig" -n ci-dryrun apply --dry-run=server -f "$1"\n')
 
 
 def mutation_hook_allows_delete(plane, learner):
