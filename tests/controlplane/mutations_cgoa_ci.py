@@ -67,6 +67,36 @@ def mutation_last_file_status_only(plane, learner):
     return replaced(script, text)
 
 
+def validate_sh_as(body):
+    """The mutation that replaces validate.sh by a wrong (or equivalent) script: `body` after the
+    shebang, {ws} the workspace, {k} kubectl with the CI kubeconfig and namespace."""
+    def mutation(plane, learner):
+        k = f"kubectl --kubeconfig {learner.workspace}/ci-kubeconfig -n ci-dryrun"
+        return replaced(learner.workspace / "validate.sh",
+                        "#!/usr/bin/env bash\n" + body.format(ws=learner.workspace, k=k))
+    return mutation
+
+
+STRICT = "set -euo pipefail\n"
+mutation_yaml_files_only = validate_sh_as(
+    'rc=0\nfor f in "$1"/*.yaml; do {k} apply --dry-run=server -f "$f" || rc=1; done\nexit $rc\n')
+mutation_yaml_and_yml_files_only = validate_sh_as(
+    'shopt -s nullglob\nrc=0\nfor f in "$1"/*.yaml "$1"/*.yml; do {k} apply --dry-run=server -f "$f" || rc=1; '
+    "done\nexit $rc\n")
+mutation_first_file_only = validate_sh_as(STRICT + '{k} apply --dry-run=server -f "$(ls -d "$1"/* | head -n 1)"\n')
+mutation_validate_false = validate_sh_as(STRICT + '{k} apply --dry-run=server --validate=false -f "$1"\n')
+mutation_ignores_its_argument = validate_sh_as(STRICT + "{k} apply --dry-run=server -f {ws}/repo/deploy\n")
+mutation_kubeconfig_default_only = validate_sh_as(
+    STRICT + 'kubectl --kubeconfig "${{KUBECONFIG:-{ws}/ci-kubeconfig}}" -n ci-dryrun apply --dry-run=server -f "$1"\n')
+mutation_kubeconfig_in_the_working_directory = validate_sh_as(
+    STRICT + 'kubectl --kubeconfig ci-kubeconfig -n ci-dryrun apply --dry-run=server -f "$1"\n')
+# An equivalent form: the CI kubeconfig found relative to the script's own directory, and a
+# comment naming the client dry-run it does not use. Nothing flips.
+mutation_kubeconfig_beside_the_script = validate_sh_as(
+    STRICT + "# not --dry-run=client: that never asks the API server\n"
+    'kubectl --kubeconfig "$(dirname "$0")/ci-kubeconfig" -n ci-dryrun apply --dry-run=server -f "$1"\n')
+
+
 def mutation_hook_allows_delete(plane, learner):
     return edited(learner.bare / "hooks" / "pre-receive", "    status=1\n    continue\n", "    continue\n")
 
@@ -587,11 +617,14 @@ def mutation_broken_commit_still_retrying(plane, learner):
 
 
 VALIDATE_REJECTS = {
+    "cgoa-ci.4.validate-server-dry-run":
+        "validate.sh rejects a Deployment whose selector does not match its template's labels (only the API server "
+        "rejects it: validate on the server, --dry-run=server), but exited with code 0",
     "cgoa-ci.4.validate-rejects-string-replicas": "validate.sh rejects replicas: two, but exited with code 0",
     "cgoa-ci.4.validate-rejects-unknown-field":
         "validate.sh rejects the misspelled field replica:, but exited with code 0",
     "cgoa-ci.4.validate-rejects-mixed":
-        "validate.sh rejects a folder with one good and one bad manifest, but exited with code 0",
+        "validate.sh rejects a folder with a bad api.yaml beside a good web.yaml, but exited with code 0",
     **dict.fromkeys(("cgoa-ci.5.hook-rejects-typo-on-main", "cgoa-ci.5.hook-rejects-typo-in-any-manifest",
                      "cgoa-ci.5.hook-reads-every-ref"),
                     "blocked by step 4: validate.sh accepts the misspelled field replica:, so no gate built on it "
@@ -599,26 +632,66 @@ VALIDATE_REJECTS = {
 }
 # What the hook's pushes print when the gate lets a typo through (its check's first failing push).
 TYPO_IN_YML = "pre-receive rejects a push to main with replica: in deploy/api.yml, but exited with code 0"
+TYPO_IN_JSON = "pre-receive rejects a push to main with replica: in deploy/api.json, but exited with code 0"
 TYPO_MAIN_SECOND = ("pre-receive rejects a push of another branch and of main with replica: at once (main on the "
                     "second line of stdin), but exited with code 0")
+# validate.sh refuses the valid case with KUBECONFIG at the CI kubeconfig too (its identity is wrong).
+OWN_KUBECONFIG_FAILS = {
+    "cgoa-ci.4.validate-names-kubeconfig": "validate.sh accepts a valid Deployment with "
+                                           "KUBECONFIG=/root/.kube/ci-runner.conf and no ~/.kube, so with the "
+                                           "kubeconfig it names itself, but exited with code 1"}
+
+
+def mixed_accepted(bad, good):
+    return {"cgoa-ci.4.validate-rejects-mixed":
+            f"validate.sh rejects a folder with a bad {bad} beside a good {good}, but exited with code 0"}
+
+
 # mutation -> (how, {check id: the start of its message, <root> for the learner's root}); every
 # other check must stay PASS. Messages end with the script's own output, which is not pinned.
 MUTATIONS = {
-    "client dry-run": (mutation_client_dry_run, {
-        "cgoa-ci.4.validate-server-dry-run": "<root>/root/cgoa-ci/validate.sh must use --dry-run=server (not client)",
-        **VALIDATE_REJECTS}),
+    "client dry-run": (mutation_client_dry_run, VALIDATE_REJECTS),
     "relies on $KUBECONFIG": (mutation_relies_on_kubeconfig_env, {
-        "cgoa-ci.4.validate-names-kubeconfig": "<root>/root/cgoa-ci/validate.sh must name <root>/root/cgoa-ci/ci-kubeconfig",
+        "cgoa-ci.4.validate-names-kubeconfig": "validate.sh accepts a valid Deployment only when KUBECONFIG names "
+                                               "<root>/root/cgoa-ci/ci-kubeconfig: with "
+                                               "KUBECONFIG=/root/.kube/ci-runner.conf it exited with code 1",
         "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: error: "
                                             "error validating",
         "cgoa-ci.5.hook-accepts-valid-main":
             "blocked by step 4: validate.sh does not accept a valid Deployment, so no gate built on it can"}),
+    "the CI kubeconfig only when KUBECONFIG is unset": (mutation_kubeconfig_default_only, {
+        "cgoa-ci.4.validate-names-kubeconfig": "validate.sh accepts a valid Deployment only when KUBECONFIG names "
+                                               "<root>/root/cgoa-ci/ci-kubeconfig: with "
+                                               "KUBECONFIG=/root/.kube/ci-runner.conf it exited with code 1",
+        "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: error: "
+                                            "stat /root/.kube/ci-runner.conf: no such file or directory"}),
+    # The pre-receive hook runs validate.sh in the bare repository: it fails there too.
+    "kubeconfig relative to the working directory": (mutation_kubeconfig_in_the_working_directory, {
+        "cgoa-ci.4.validate-names-kubeconfig": "validate.sh accepts a valid Deployment only when it runs in "
+                                               "<root>/root/cgoa-ci: run in /tmp it exited with code 1",
+        "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: error: "
+                                            "stat ci-kubeconfig: no such file or directory",
+        "cgoa-ci.5.hook-accepts-valid-main":
+            "blocked by step 4: validate.sh does not accept a valid Deployment, so no gate built on it can"}),
+    "kubeconfig beside the script, a comment naming --dry-run=client": (mutation_kubeconfig_beside_the_script, {}),
     "pipe hides the failure (tee without pipefail)": (mutation_pipe_hides_failure, VALIDATE_REJECTS),
+    # The loop reads *.yaml only: the gate built on it lets a bad deploy/api.yml through.
     "loop returns only the last file's status": (mutation_last_file_status_only, {
-        "cgoa-ci.4.validate-rejects-mixed":
-            "validate.sh rejects a folder with one good and one bad manifest, but exited with code 0",
-        # The loop reads *.yaml only: the gate built on it lets a bad deploy/api.yml through.
-        "cgoa-ci.5.hook-rejects-typo-in-any-manifest": TYPO_IN_YML}),
+        **mixed_accepted("api.yaml", "web.yaml"), "cgoa-ci.5.hook-rejects-typo-in-any-manifest": TYPO_IN_YML}),
+    "validates the first file only": (mutation_first_file_only, mixed_accepted("web.yaml", "api.yaml")),
+    # A gate built on a validate.sh that skips a kind of file lets a bad file of that kind through.
+    "validates *.yaml only": (mutation_yaml_files_only, {
+        **mixed_accepted("api.yml", "web.yaml"), "cgoa-ci.5.hook-rejects-typo-in-any-manifest": TYPO_IN_YML}),
+    "validates *.yaml and *.yml only": (mutation_yaml_and_yml_files_only, {
+        **mixed_accepted("api.json", "web.yaml"), "cgoa-ci.5.hook-rejects-typo-in-any-manifest": TYPO_IN_JSON}),
+    "server dry-run with --validate=false": (mutation_validate_false, {
+        "cgoa-ci.4.validate-rejects-unknown-field":
+            "validate.sh rejects the misspelled field replica:, but exited with code 0",
+        **dict.fromkeys(("cgoa-ci.5.hook-rejects-typo-on-main", "cgoa-ci.5.hook-rejects-typo-in-any-manifest",
+                         "cgoa-ci.5.hook-reads-every-ref"),
+                        "blocked by step 4: validate.sh accepts the misspelled field replica:, so no gate built on it "
+                        "refuses it")}),
+    "ignores its argument, validates the clone's deploy/": (mutation_ignores_its_argument, VALIDATE_REJECTS),
     "hook lets main be deleted": (mutation_hook_allows_delete, {
         "cgoa-ci.5.hook-rejects-delete-main": "pre-receive rejects deleting main, but exited with code 0"}),
     "hook validates the old commit": (mutation_hook_validates_old_commit, {
@@ -710,6 +783,7 @@ MUTATIONS = {
                                    'data": true, "namespace": "ci-dryrun", "token": true}',
         "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: error: "
                                             "error validating",
+        **OWN_KUBECONFIG_FAILS,
         "cgoa-ci.5.hook-accepts-valid-main":
             "blocked by step 4: validate.sh does not accept a valid Deployment, so no gate built on it can"}),
     "token of ServiceAccount default": (mutation_token_of_default_account, {
@@ -717,6 +791,7 @@ MUTATIONS = {
                                        'expected "system:serviceaccount:ci:validator"',
         "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: Error from "
                                             "server (Forbidden)",
+        **OWN_KUBECONFIG_FAILS,
         "cgoa-ci.5.hook-accepts-valid-main":
             "blocked by step 4: validate.sh does not accept a valid Deployment, so no gate built on it can"}),
     "Role grants delete": (mutation_role_grants_delete, {
@@ -731,6 +806,7 @@ MUTATIONS = {
                                    "True / False",
         "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: Error from "
                                             "server (Forbidden)",
+        **OWN_KUBECONFIG_FAILS,
         "cgoa-ci.5.hook-accepts-valid-main":
             "blocked by step 4: validate.sh does not accept a valid Deployment, so no gate built on it can"}),
     "validator bound to ClusterRole edit in ci-web": (mutation_validator_bound_to_edit_in_prod, {
@@ -746,21 +822,23 @@ MUTATIONS = {
                                        'serviceaccounts "validator" not found]',
         "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: error: "
                                             "error validating",
+        **OWN_KUBECONFIG_FAILS,
         "cgoa-ci.5.hook-accepts-valid-main":
             "blocked by step 4: validate.sh does not accept a valid Deployment, so no gate built on it can"}),
     "validate.sh not executable": (mutation_validate_not_executable, {
         "cgoa-ci.4.validate-script": "<root>/root/cgoa-ci/validate.sh is not executable (chmod +x)",
         **{check: "validate.sh was not run: validate.sh is missing or not executable" for check in (
+            "cgoa-ci.4.validate-names-kubeconfig", "cgoa-ci.4.validate-server-dry-run",
             "cgoa-ci.4.validate-accepts-valid", "cgoa-ci.4.validate-rejects-string-replicas",
             "cgoa-ci.4.validate-rejects-unknown-field", "cgoa-ci.4.validate-rejects-mixed",
             "cgoa-ci.4.validate-created-nothing")},
         # The hook calls validate.sh and fails on every push: it still refuses the typo.
         "cgoa-ci.5.hook-accepts-valid-main":
             "blocked by step 4: validate.sh does not accept a valid Deployment, so no gate built on it can"}),
+    # The API server validates a real creation as it does a dry run: only validate-created-nothing flips.
     "validate.sh without --dry-run": (mutation_validate_without_dry_run, {
-        "cgoa-ci.4.validate-server-dry-run": "<root>/root/cgoa-ci/validate.sh must use --dry-run=server (not client)",
         "cgoa-ci.4.validate-created-nothing":
-            'validate.sh really created or changed ["web"] in ci-dryrun while it was run (not a dry run)'}),
+            'validate.sh really created or changed ["api", "web"] in ci-dryrun while it was run (not a dry run)'}),
     "pre-receive not executable": (mutation_hook_not_executable, {
         "cgoa-ci.5.hook-file": "<bare>/ci.git/hooks/pre-receive is not executable (chmod +x)",
         **{check: "pre-receive was not run: hooks/pre-receive is missing or not executable" for check in (

@@ -42,4 +42,4 @@ def test_every_entry_has_all_languages():
 def test_the_scan_sees_the_labs():
     # a lab is a module (labs/<id>.py) or a package (labs/<id>/)
     assert {"capa_src", "cgoa_ci"} <= {path.stem for path in SOURCES} | {path.parent.name for path in SOURCES}
-    assert ("broken_commit_unknown", "step7_delivery.py") in uses(BLOCKED_USE)  # labs/cgoa_ci/
+    assert ("live_object_missing", "step7_delivery.py") in uses(BLOCKED_USE)  # labs/cgoa_ci/

@@ -12,6 +12,7 @@ from collections import Counter
 
 import pytest
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.probe_cases import MIXED_CASES
 
 from tests.grader.conftest import collect_host, judge
 
@@ -53,6 +54,20 @@ def test_nothing_done_fails_every_check_and_errors_none(fake_api):
         "pre-receive was not run: hooks/pre-receive is missing or not executable")
 
 
+def test_the_validate_probes_pass_with_what_they_ran(golden_cgoa):
+    results = grade(copy.deepcopy(golden_cgoa))
+    assert {check: results[f"cgoa-ci.4.{check}"]["message"] for check in (
+        "validate-names-kubeconfig", "validate-server-dry-run", "validate-rejects-mixed")} == {
+        "validate-names-kubeconfig": "validate.sh accepts a valid Deployment with KUBECONFIG=/root/.kube/ci-runner.conf "
+                                     "and no ~/.kube, so with the kubeconfig it names itself: exit code 0",
+        "validate-server-dry-run": "validate.sh rejects a Deployment whose selector does not match its template's labels "
+                                   "(only the API server rejects it: validate on the server, --dry-run=server): exit "
+                                   "code 1",
+        "validate-rejects-mixed": "validate.sh rejects every folder with one good and one bad manifest (api.yaml + "
+                                  "web.yaml, web.yaml + api.yaml, api.yml + web.yaml, api.json + web.yaml): exit codes "
+                                  "1, 1, 1, 1"}
+
+
 # ---------------------------------------------------------------- mutations of the recorded state
 
 
@@ -79,6 +94,15 @@ def app(state):
 
 def probe(state, group, case, returncode):
     state.probes[group][case]["returncode"] = returncode
+
+
+def valid_refused(state, with_kubeconfig_env=1, in_workspace=1):
+    """validate.sh exited 1 on the valid case; with KUBECONFIG at the CI kubeconfig, `with_kubeconfig_env`;
+    run in the workspace, `in_workspace`."""
+    probe(state, "validate", "valid", 1)
+    runs = state.probes["validate"]
+    runs["valid-kubeconfig-env"] = {**runs["valid"], "returncode": with_kubeconfig_env}
+    runs["valid-workspace-cwd"] = {**runs["valid"], "returncode": in_workspace}
 
 
 def kubeconfig_namespace(state, name, namespace):
@@ -191,16 +215,30 @@ MUTATIONS = {
     "validate.sh not executable": (
         lambda s: setattr(s.files["validate.sh"], "executable", False),
         {"cgoa-ci.4.validate-script": "{ws}/validate.sh is not executable (chmod +x)"}),
-    "validate.sh via $KUBECONFIG": (
-        lambda s: mutate_text(s, "validate.sh", f"--kubeconfig {s.workspace}/ci-kubeconfig ", ""),
-        {"cgoa-ci.4.validate-names-kubeconfig": "{ws}/validate.sh must name {ws}/ci-kubeconfig"}),
-    "validate.sh client dry-run": (
-        lambda s: mutate_text(s, "validate.sh", "--dry-run=server", "--dry-run=client"),
-        {"cgoa-ci.4.validate-server-dry-run": "{ws}/validate.sh must use --dry-run=server (not client)"}),
-    "validate.sh refuses a valid Deployment": (
-        lambda s: probe(s, "validate", "valid", 1),
-        {"cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: "
+    "validate.sh works only with KUBECONFIG at the CI kubeconfig": (
+        lambda s: valid_refused(s, with_kubeconfig_env=0),
+        {"cgoa-ci.4.validate-names-kubeconfig": "validate.sh accepts a valid Deployment only when KUBECONFIG names "
+         "{ws}/ci-kubeconfig: with KUBECONFIG=/root/.kube/ci-runner.conf it exited with code 1; name the CI "
+         "kubeconfig in the script itself (kubectl --kubeconfig {ws}/ci-kubeconfig)",
+         "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: "}),
+    "validate.sh works only in the workspace": (
+        lambda s: valid_refused(s, in_workspace=0),
+        {"cgoa-ci.4.validate-names-kubeconfig": "validate.sh accepts a valid Deployment only when it runs in {ws}: run "
+         "in /tmp it exited with code 1; name the CI kubeconfig by its absolute path or relative to the script "
+         '(`$(dirname "$0")`), not to the working directory (the pre-receive hook runs it in the bare repository)',
+         "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: "}),
+    "validate.sh refuses a valid Deployment, wherever and whatever KUBECONFIG says": (
+        valid_refused,
+        {"cgoa-ci.4.validate-names-kubeconfig": "validate.sh accepts a valid Deployment with "
+         "KUBECONFIG=/root/.kube/ci-runner.conf and no ~/.kube, so with the kubeconfig it names itself, but exited "
+         "with code 1: deployment.apps/web created (server dry run)",
+         "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: "
          "deployment.apps/web created (server dry run)"}),
+    "validate.sh validates on the client only": (
+        lambda s: probe(s, "validate", "server-only", 0),
+        {"cgoa-ci.4.validate-server-dry-run": "validate.sh rejects a Deployment whose selector does not match its "
+         "template's labels (only the API server rejects it: validate on the server, --dry-run=server), but exited "
+         "with code 0: "}),
     "validate.sh accepts replicas: two": (
         lambda s: probe(s, "validate", "string-replicas", 0),
         {"cgoa-ci.4.validate-rejects-string-replicas": "validate.sh rejects replicas: two, but exited with code 0: "}),
@@ -208,10 +246,10 @@ MUTATIONS = {
         lambda s: probe(s, "validate", "unknown-field", 0),
         {"cgoa-ci.4.validate-rejects-unknown-field": "validate.sh rejects the misspelled field replica:, but exited "
          "with code 0: "}),
-    "validate.sh keeps the last file's status": (
-        lambda s: probe(s, "validate", "mixed", 0),
-        {"cgoa-ci.4.validate-rejects-mixed": "validate.sh rejects a folder with one good and one bad manifest, but "
-         "exited with code 0: "}),
+    **{f"validate.sh accepts a bad {bad} beside a good {good}": (
+        lambda s, case=case: probe(s, "validate", case, 0),
+        {"cgoa-ci.4.validate-rejects-mixed": f"validate.sh rejects a folder with a bad {bad} beside a good {good}, but "
+         "exited with code 0: "}) for case, bad, good in MIXED_CASES},
     "validate.sh created a probe object": (
         lambda s: s.cluster.snapshot.reads["dryrun_deployments"].append(
             {"metadata": {"name": "web", "namespace": "ci-dryrun", "creationTimestamp": s.probes["started"]}}),

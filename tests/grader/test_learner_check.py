@@ -141,8 +141,11 @@ def test_a_lab_and_a_step_in_either_order(fake_api, tmp_path):
     assert code == 1 and lines[:3] == [
         f"cgoa-ci  CI validates, git gates, Argo CD deploys  {CGOA - 8}/{CGOA}",  # eight checks fail
         "✗ Step 4: validate.sh rejects what the API server rejects",
-        f"    ✗ {host}/root/cgoa-ci/validate.sh must use --dry-run=server (not client)"]
-    assert lines[-3].startswith("    ✗ validate.sh rejects a folder with one good and one bad manifest, but exited with code 0")
+        "    ✗ validate.sh rejects a Deployment whose selector does not match its template's labels (only the API "
+        "server rejects it: validate on the server, --dry-run=server), but exited with code 0: deployment.apps/web "
+        "created (dry run)"]
+    assert lines[-3].startswith("    ✗ validate.sh rejects a folder with a bad api.yaml beside a good web.yaml, but "
+                                "exited with code 0")
     assert lines[-2:] == ["      Expected: ≠ 0", "cgoa-ci: step 4 does not pass yet"]  # the values the message does not say
     assert lab_check(config, "cgoa-ci", "4") == (code, out)
 

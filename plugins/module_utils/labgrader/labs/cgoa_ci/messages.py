@@ -133,18 +133,44 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "script_not_executable": ("{path} is not executable (chmod +x)",
                               "{path} は実行可能ではありません（`chmod +x`）",
                               "{path} 파일이 실행 가능하지 않습니다 (`chmod +x`)"),
-    "script_text_ok": ("{path}: {what}",
-                       "{path} は条件を満たしています: {what}",
-                       "{path} 파일이 조건을 만족합니다: {what}"),
-    "script_text_missing": ("{path} must {what}",
-                            "{path} は次を満たす必要があります: {what}",
-                            "{path} 파일은 다음을 만족해야 합니다: {what}"),
     "probe_ok": ("{script} {what}: exit code {returncode}",
                  "{script} は期待どおりに動作しました（{what}、終了コード {returncode}）",
                  "{script} 스크립트가 기대한 대로 동작했습니다 ({what}, 종료 코드 {returncode})"),
     "probe_wrong": ("{script} {what}, but exited with code {returncode}: {output}",
                     "{script} の終了コードは {returncode} で、期待する動作（{what}）と違います: {output}",
                     "{script} 스크립트의 종료 코드 {returncode}: 기대한 동작과 다릅니다({what}). 출력: {output}"),
+    "probe_mixed_ok": ("{script} rejects every folder with one good and one bad manifest ({cases}): exit codes "
+                       "{codes}",
+                       "{script} は正しいマニフェストと誤ったマニフェストが混ざったフォルダーをすべて拒否しました"
+                       "（{cases}、終了コード {codes}）",
+                       "{script} 스크립트가 올바른 매니페스트와 잘못된 매니페스트가 섞인 폴더를 모두 거부했습니다"
+                       "({cases}, 종료 코드 {codes})"),
+    "validate_needs_kubeconfig_env": ("validate.sh accepts a valid Deployment only when KUBECONFIG names {kubeconfig}: "
+                                      "with KUBECONFIG={bogus} it exited with code {returncode}; name the CI kubeconfig "
+                                      "in the script itself (kubectl --kubeconfig {kubeconfig})",
+                                      "validate.sh が正しい Deployment を受け入れるのは KUBECONFIG が {kubeconfig} "
+                                      "を指すときだけです。KUBECONFIG={bogus} では終了コード {returncode} "
+                                      "でした。スクリプト自身で CI の kubeconfig を指定してください（kubectl "
+                                      "--kubeconfig {kubeconfig}）",
+                                      "validate.sh는 KUBECONFIG가 가리키는 파일이 {kubeconfig} 파일일 때만 올바른 "
+                                      "Deployment를 받아들입니다. KUBECONFIG={bogus} 상태의 종료 코드는 {returncode}"
+                                      "입니다. "
+                                      "스크립트에서 직접 CI kubeconfig를 지정하세요(kubectl --kubeconfig "
+                                      "{kubeconfig})."),
+    "validate_needs_workspace_cwd": ("validate.sh accepts a valid Deployment only when it runs in {workspace}: run in "
+                                     "{cwd} it exited with code {returncode}; name the CI kubeconfig by its absolute "
+                                     "path or relative to the script (`$(dirname \"$0\")`), not to the working "
+                                     "directory (the pre-receive hook runs it in the bare repository)",
+                                     "validate.sh が正しい Deployment を受け入れるのは {workspace} "
+                                     "で実行したときだけです。{cwd} で実行すると終了コード {returncode} "
+                                     "でした。CI の kubeconfig は絶対パスか、スクリプトからの相対パス"
+                                     "（`$(dirname \"$0\")`）で指定してください。作業ディレクトリからの相対パスは"
+                                     "使えません（pre-receive フックはベアリポジトリで実行します）",
+                                     "validate.sh는 {workspace} 디렉터리에서 실행할 때만 올바른 Deployment를 "
+                                     "받아들입니다. {cwd} 디렉터리에서 실행한 종료 코드는 {returncode}입니다. CI "
+                                     "kubeconfig는 절대 경로나 스크립트 기준 상대 경로(`$(dirname \"$0\")`)로 "
+                                     "지정하세요. 현재 디렉터리 기준 상대 경로는 안 됩니다(pre-receive 훅은 베어 "
+                                     "저장소에서 실행합니다)."),
     "probe_cut_short": ("{script} was stopped ({reason}) before it could show that it {what}",
                         "{script} は止められました（{reason}）。次を確認できませんでした: {what}",
                         "{script} 스크립트가 중단되었습니다 ({reason}). 다음을 확인하지 못했습니다: {what}"),
@@ -176,9 +202,21 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "phrase_probe_string_replicas": ("rejects replicas: two", "replicas: two の拒否", "replicas: two 거부"),
     "phrase_probe_unknown_field": ("rejects the misspelled field replica:", "誤字のフィールド replica: の拒否",
                                  "오타 필드 replica: 거부"),
-    "phrase_probe_mixed": ("rejects a folder with one good and one bad manifest",
-                         "正しいマニフェストと誤ったマニフェストが混ざったフォルダーの拒否",
-                         "올바른 매니페스트와 잘못된 매니페스트가 섞인 폴더 거부"),
+    "phrase_probe_own_kubeconfig": ("accepts a valid Deployment with KUBECONFIG={bogus} and no ~/.kube, so with the "
+                                    "kubeconfig it names itself",
+                                    "KUBECONFIG={bogus} で ~/.kube もない状態、つまりスクリプト自身が指定する "
+                                    "kubeconfig での正しい Deployment の受け入れ",
+                                    "KUBECONFIG={bogus}이고 ~/.kube가 없는 상태, 즉 스크립트가 직접 지정한 "
+                                    "kubeconfig로 올바른 Deployment 수락"),
+    "phrase_probe_server_only": ("rejects a Deployment whose selector does not match its template's labels (only the "
+                                 "API server rejects it: validate on the server, --dry-run=server)",
+                                 "`spec.selector` がテンプレートのラベルと一致しない Deployment の拒否（拒否するのは API "
+                                 "サーバーだけなので、--dry-run=server でサーバー側の検証が必要）",
+                                 "`spec.selector`가 템플릿 레이블과 맞지 않는 Deployment 거부(API 서버만 거부하므로 "
+                                 "--dry-run=server로 서버에서 검증 필요)"),
+    "phrase_probe_mixed_files": ("rejects a folder with a bad {bad} beside a good {good}",
+                                 "正しい {good} と誤った {bad} があるフォルダーの拒否",
+                                 "올바른 {good} 파일과 잘못된 {bad} 파일이 있는 폴더 거부"),
     "phrase_probe_typo_main": ("rejects a push to main with replica:", "replica: を含む main への push の拒否",
                              "replica: 가 든 main push 거부"),
     "phrase_probe_valid_main": ("accepts a valid push to main", "main への正しい push の受け入れ",
@@ -222,11 +260,6 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                                      "は標準入力の 1 行目）",
                                      "replica: 가 든 main과 다른 브랜치를 한 번에 보내는 push 거부(main은 표준 "
                                      "입력의 첫째 줄)"),
-    # What a script must say (script_text fills {what} of script_text_ok / script_text_missing).
-    "phrase_script_names_kubeconfig": ("name {kubeconfig}", "{kubeconfig} を指定する", "{kubeconfig} 지정"),
-    "phrase_script_server_dry_run": ("use --dry-run=server (not client)",
-                                     "--dry-run=client ではなく --dry-run=server を使う",
-                                     "--dry-run=client가 아니라 --dry-run=server 사용"),
     # What a kubeconfig check compares (fills {what} of kubeconfig_ok / kubeconfig_wrong).
     "phrase_ci_kubeconfig_parts": ("ci-kubeconfig (cluster of k3s / namespace / token)",
                                    "ci-kubeconfig（k3s のクラスター / ネームスペース / トークン）",

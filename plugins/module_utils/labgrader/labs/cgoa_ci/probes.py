@@ -32,11 +32,15 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks
     work_clone,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.probe_cases import (
+    BOGUS_KUBECONFIG,
     BUMP_CLONE,
     BUMP_TAGS,
     EXISTING_BRANCHES,
     FEATURE_BRANCHES,
     TRAPPED_COMMANDS,
+    VALID_IN_WORKSPACE,
+    VALID_WITH_KUBECONFIG_ENV,
+    VALIDATE_CWD,
     bump_remote_manifest,
     hook_cases,
     trap,
@@ -119,14 +123,28 @@ def stage_learner(sandbox, context):
 
 
 def validate_runs(sandbox, context, script):
-    runs = {}
-    for case, files in validate_cases().items():
-        folder = f"/tmp/{mktemp_name()}/deploy"
-        for name, text in files.items():
-            sandbox.write_file(f"{folder}/{name}", text, layer=case)
-        runs[case] = run_probe(sandbox, [script, folder], context.workspace, probe_env(context),
-                               probe_timeout(context), layer=case).as_dict()
+    """Each validate case in a fresh sandbox, in /tmp, KUBECONFIG naming a missing file: the
+    script must find the CI kubeconfig by itself. When it refuses the valid case, the valid case
+    once with KUBECONFIG at the CI kubeconfig and once in the workspace, so that the message can
+    say whether that is all it lacks."""
+    env = {**probe_env(context), "KUBECONFIG": BOGUS_KUBECONFIG}
+    runs = {case: validate_run(sandbox, context, script, case, files, env) for case, files in validate_cases().items()}
+    if not ProbeRun.from_dict(runs["valid"]).succeeded:
+        valid = validate_cases()["valid"]
+        runs[VALID_WITH_KUBECONFIG_ENV] = validate_run(
+            sandbox, context, script, VALID_WITH_KUBECONFIG_ENV, valid,
+            {**env, "KUBECONFIG": os.path.join(context.workspace, "ci-kubeconfig")})
+        runs[VALID_IN_WORKSPACE] = validate_run(sandbox, context, script, VALID_IN_WORKSPACE, valid, env,
+                                                cwd=context.workspace)
     return runs
+
+
+def validate_run(sandbox, context, script, case, files, env, cwd=VALIDATE_CWD):
+    """validate.sh on `files`, written into a mktemp-style deploy/ folder of its own layer."""
+    folder = f"/tmp/{mktemp_name()}/deploy"
+    for name, text in files.items():
+        sandbox.write_file(f"{folder}/{name}", text, layer=case)
+    return run_probe(sandbox, [script, folder], cwd, env, probe_timeout(context), layer=case).as_dict()
 
 
 def stage_pushes(sandbox, context):

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-import re
-
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.probes import ProbeRun
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import stop_if
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import OutOfTime
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.definition import lab
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.probe_cases import PROBE_OBJECTS
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.scripts import script_text, script_verdict
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.probe_cases import (
+    BOGUS_KUBECONFIG,
+    MIXED_CASES,
+    PROBE_OBJECTS,
+    VALID_IN_WORKSPACE,
+    VALID_WITH_KUBECONFIG_ENV,
+    VALIDATE_CWD,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.scripts import script_verdict
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import DRYRUN_NS, HOOK
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import errored, failed, passed
 
@@ -19,21 +24,6 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdic
 def validate_script(state):
     return script_verdict(state, "validate.sh", "ci_validate") or passed(
         "script_ok", path=state.files["validate.sh"].path)
-
-
-@lab.check(4, "validate-names-kubeconfig", hint="ci_validate")
-def validate_names_kubeconfig(state):
-    path = f"{state.workspace}/ci-kubeconfig"
-    return script_text(state, "validate.sh", "phrase_script_names_kubeconfig", re.escape(path), "ci_validate",
-                       kubeconfig=path)
-
-
-@lab.check(4, "validate-server-dry-run", hint="ci_validate")
-def validate_server_dry_run(state):
-    # kubectl accepts --dry-run=server and --dry-run server; client dry-run skips the API server's
-    # schema (the seed's common mistake).
-    return script_text(state, "validate.sh", "phrase_script_server_dry_run", r"--dry-run[= ]server\b",
-                       "ci_validate", forbidden=r"--dry-run[= ]client\b")
 
 
 def probe_runs(state, probe, expected, script):
@@ -49,12 +39,12 @@ def probe_runs(state, probe, expected, script):
     return runs
 
 
-def probe_verdict(state, probe, case, should_succeed, what_key, script, blocked_by=None):
+def probe_verdict(state, probe, case, should_succeed, what_key, script, blocked_by=None, **phrase_params):
     """The outcome of one probe run: a script that hangs or floods its output fails whatever it
     was asked, and so does one that could not start; a run the lab's probe time cut short is
-    the grader's ERROR (OutOfTime). `what_key` names the phrase (in MESSAGES)
-    saying what the run checks. The expected value is the exit code (0, or "≠ 0": any other),
-    which reads the same in every language; the phrase says it in words."""
+    the grader's ERROR (OutOfTime). `what_key` names the phrase (in MESSAGES) saying what the
+    run checks, filled from `phrase_params`. The expected value is the exit code (0, or "≠ 0":
+    any other), which reads the same in every language; the phrase says it in words."""
     expected = 0 if should_succeed else "≠ 0"
     runs = probe_runs(state, probe, expected, script)
     run = ProbeRun.from_dict(runs[case])
@@ -62,10 +52,10 @@ def probe_verdict(state, probe, case, should_succeed, what_key, script, blocked_
         raise OutOfTime("phrase_run_script", probes=True, script=script)
     if run.timed_out or run.truncated:
         return failed("probe_cut_short", expected=expected, found=None, script=script, what_key=what_key,
-                      reason_key="phrase_timed_out" if run.timed_out else "phrase_flooded")
+                      reason_key="phrase_timed_out" if run.timed_out else "phrase_flooded", **phrase_params)
     if run.returncode is None:
         return failed("probe_not_run", expected=expected, found=None, script=script, reason=run.output)
-    params = {"script": script, "what_key": what_key, "returncode": run.returncode,
+    params = {"script": script, "what_key": what_key, "returncode": run.returncode, **phrase_params,
               **({"output": run.output} if run.output else {"output_key": "phrase_no_output"})}
     if (run.returncode == 0) is should_succeed:
         return passed("probe_ok", expected=expected, found=run.returncode, **params)
@@ -86,15 +76,50 @@ def probe_check(probe, case, should_succeed, what_key, blocked_by=None):
     return check
 
 
+@lab.check(4, "validate-names-kubeconfig", hint="ci_validate")
+def validate_names_kubeconfig(state):
+    """validate.sh finds the CI kubeconfig by itself: it accepted the valid case run in /tmp with
+    KUBECONFIG naming a missing file and no ~/.kube (however the script names the file: an
+    absolute path, one relative to its own directory). When it refused it, the diagnostic runs
+    say whether KUBECONFIG at the CI kubeconfig, or the workspace as the working directory, is
+    all it lacks."""
+    valid = probe_verdict(state, "validate", "valid", True, "phrase_probe_own_kubeconfig", VALIDATE,
+                          bogus=BOGUS_KUBECONFIG)
+    if valid.key != "probe_wrong":
+        return valid
+    params = {"kubeconfig": f"{state.workspace}/ci-kubeconfig", "workspace": state.workspace,
+              "bogus": BOGUS_KUBECONFIG, "cwd": VALIDATE_CWD, "returncode": valid.found}
+    for case, key in ((VALID_WITH_KUBECONFIG_ENV, "validate_needs_kubeconfig_env"),
+                      (VALID_IN_WORKSPACE, "validate_needs_workspace_cwd")):
+        if case in state.probes["validate"] and probe_verdict(
+                state, "validate", case, True, "phrase_probe_valid", VALIDATE).status == "PASS":
+            return failed(key, expected=0, found=valid.found, **params)
+    return valid
+
+
 # validate.sh on the inputs of probe_cases.py: (check name, input, should it succeed, what it checks)
 VALIDATE_CHECKS = (
+    ("validate-server-dry-run", "server-only", False, "phrase_probe_server_only"),
     ("validate-accepts-valid", "valid", True, "phrase_probe_valid"),
     ("validate-rejects-string-replicas", "string-replicas", False, "phrase_probe_string_replicas"),
     ("validate-rejects-unknown-field", "unknown-field", False, "phrase_probe_unknown_field"),
-    ("validate-rejects-mixed", "mixed", False, "phrase_probe_mixed"),
 )
 for _name, _case, _succeeds, _what in VALIDATE_CHECKS:
     lab.check(4, _name, hint="ci_validate")(probe_check("validate", _case, _succeeds, _what))
+
+
+@lab.check(4, "validate-rejects-mixed", hint="ci_validate")
+def validate_rejects_mixed(state):
+    """Every folder of one good and one bad manifest is refused, whichever file sorts first and
+    whether the bad one is a .yaml, .yml or .json file: the first that is not decides."""
+    verdicts = [probe_verdict(state, "validate", case, False, "phrase_probe_mixed_files", VALIDATE, bad=bad, good=good)
+                for case, bad, good in MIXED_CASES]
+    wrong = [verdict for verdict in verdicts if verdict.status != "PASS"]
+    if wrong:
+        return wrong[0]
+    codes = [verdict.found for verdict in verdicts]
+    return passed("probe_mixed_ok", expected="≠ 0", found=codes, script=VALIDATE, codes=", ".join(map(str, codes)),
+                  cases=", ".join(f"{bad} + {good}" for _, bad, good in MIXED_CASES))
 
 
 def written_since(obj, started):
