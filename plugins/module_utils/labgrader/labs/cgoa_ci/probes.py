@@ -9,7 +9,9 @@ import secrets
 import time
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.kubeconfig import (
+    WHOAMI_TIMEOUT,
     credentials,
+    identity,
     kubeconfig_cluster,
     referenced_files,
 )
@@ -50,7 +52,7 @@ def run_probes(context):
     """The grader-environment read (the VM's admin kubeconfig: server and CA) and the runs of
     validate.sh and the pre-receive hook, each in a fresh sandbox. Every result is plain data;
     "error" is the grader's: it cannot build a sandbox here."""
-    results = {"k3s": kubeconfig_cluster(context.site.k3s_kubeconfig),
+    results = {"k3s": kubeconfig_cluster(context.site.k3s_kubeconfig), "whoami": ci_identity(context),
                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     script, hook = context.files["validate.sh"], context.files["hooks/pre-receive"]
     if not (script.ok and script.executable):
@@ -79,6 +81,15 @@ def run_probes(context):
             if "not_run" not in results.get(probe, {}):
                 results[probe] = {**{case: NO_TIME_LEFT.as_dict() for case in cases}, **results.get(probe, {})}
     return results
+
+
+def ci_identity(context):
+    """Who the API server says ci-kubeconfig is, as kubectl uses it (step 3); not asked when the
+    file cannot be read (its check says why)."""
+    if not context.files["ci-kubeconfig"].ok:
+        return {"not_run": "ci-kubeconfig cannot be read"}
+    return identity(context, os.path.join(context.workspace, "ci-kubeconfig"),
+                    min(WHOAMI_TIMEOUT, context.remaining()))
 
 
 def stage_learner(sandbox, context):
