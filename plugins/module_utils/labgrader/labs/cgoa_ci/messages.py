@@ -117,7 +117,7 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                                   "{expected} である必要があります。ユーザーにはトークンのほかに {credentials} があり、"
                                   "kubectl はすべてを送ります。クライアント証明書はトークンより先に認証されます",
                                   "API 서버가 ci-kubeconfig 전체를 {found}(그룹 {groups}) 사용자로 인증했습니다. "
-                                  "기대한 사용자는 {expected}입니다. 사용자 항목에 토큰 외에 {credentials}이(가) "
+                                  "기대한 사용자는 {expected}입니다. 사용자 설정에 토큰 외에 {credentials}이(가) "
                                   "있고 kubectl은 모두 보냅니다. 클라이언트 인증서는 토큰보다 먼저 인증됩니다"),
     "kubeconfig_whoami_failed": ("`kubectl auth whoami --kubeconfig ci-kubeconfig` failed: {output}",
                                  "`kubectl auth whoami --kubeconfig ci-kubeconfig` が失敗しました: {output}",
@@ -225,8 +225,8 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                                      "클러스터 범위 {resource} {verb}: {wanted} / {answer}"),
     # What the role check compares (fills {what} of rbac_grants).
     "phrase_role_grants": ("Role ci-dryrun/dryrun-deployments (what its rules allow on deployments.apps)",
-                           "Role ci-dryrun/dryrun-deployments（ルールが deployments.apps に許可する操作）",
-                           "Role ci-dryrun/dryrun-deployments (규칙이 deployments.apps에 허용하는 작업)"),
+                           "Role ci-dryrun/dryrun-deployments（ルールが deployments.apps に許可する動詞）",
+                           "Role ci-dryrun/dryrun-deployments (규칙이 deployments.apps에 허용하는 동사)"),
     "phrase_not_runnable": ("{file} is missing or not executable", "{file} がないか、実行可能ではありません",
                             "{file} 파일이 없거나 실행 가능하지 않습니다"),
     "phrase_no_output": ("(no output)", "（出力なし）", "(출력 없음)"),

@@ -90,14 +90,18 @@ def applies_to_validator(subject, namespace):
 
 @lab.check(3, "role-binding", hint="ci_rbac")
 def role_binding(state):
+    """The RoleBinding named by the lab: its roleRef, and a subject that is ci:validator however
+    it is spelled (found: the identity, or the subjects as written when none applies)."""
     obj = state.cluster.get("binding")
     what = f"RoleBinding {DRYRUN_NS}/validator-dryrun"
-    expected = {"roleRef": {"kind": "Role", "name": "dryrun-deployments"}, "binds ci:validator": True}
+    expected = {"roleRef": {"kind": "Role", "name": "dryrun-deployments"}, "subject": VALIDATOR}
     if obj is None:
         return failed("rbac_object_missing", expected=expected, found=None, what=what)
     subjects = obj.get("subjects") if isinstance(obj.get("subjects"), list) else []
+    binds = any(applies_to_validator(s, DRYRUN_NS) for s in subjects)
     found = {"roleRef": {k: dig(obj, "roleRef", k) for k in ("kind", "name")},
-             "binds ci:validator": any(applies_to_validator(s, DRYRUN_NS) for s in subjects)}
+             "subject": VALIDATOR if binds else [{k: s.get(k) for k in ("kind", "namespace", "name")}
+                                                 for s in subjects if isinstance(s, dict)]}
     if found != expected:
         return failed("rbac_object_wrong", expected=expected, found=found, what=what)
     return passed("rbac_object_ok", expected=expected, found=found, what=what)
