@@ -185,25 +185,28 @@ def referenced_files(kubeconfig):
 WHOAMI_TIMEOUT = 20.0
 
 
-def identity(context, path, timeout=WHOAMI_TIMEOUT):
+def identity(context, path, skip, timeout=WHOAMI_TIMEOUT):
     """Who the API server authenticates for the kubeconfig at `path` as a whole, as kubectl sends
     it: every credential of its current user at once (a client certificate and a token are both
     sent; kube-apiserver's authenticator union tries the x509 authenticator before the bearer
     token ones and the first that succeeds decides: pkg/kubeapiserver/authenticator/config.go
     New, k8s.io/apiserver/pkg/authentication/request/union). It asks `kubectl auth whoami -o
     json` (a SelfSubjectReview) in a sandbox of its own: an `exec` credential plugin named in the
-    file is a learner program. The sandbox holds the file as the learner wrote it and the files
-    it names, since what they carry is what is judged; the grader's and the admin's kubeconfigs
-    are hidden. {"username", "groups"}, {"failed": kubectl's output (scrubbed), "returncode"},
-    or {"error": why the grader cannot run it}."""
+    file is a learner program. The sandbox holds the kubeconfig as the learner wrote it and the
+    files it names (what they carry is what is judged), the rest of its directory but what
+    `skip(relpath, data)` withholds (the caller's credentials rule, as for every probe), and not
+    the grader's or the admin's kubeconfig. {"username", "groups"}, {"failed": kubectl's output
+    (scrubbed), "returncode"}, or {"error": why the grader cannot run it}."""
     if timeout <= 0:
         return {"failed": "", "returncode": None, "timed_out": True, "out_of_time": True}
-    argv = ["kubectl", "auth", "whoami", "-o", "json", "--kubeconfig", path]
+    name = os.path.basename(path)
     try:
         with Sandbox(hidden=(context.kubeconfig, context.site.k3s_kubeconfig)) as sandbox:
-            for source in (path, *referenced_files(path)):
+            sandbox.stage_tree(os.path.dirname(path), skip=lambda rel, data: rel != name and skip(rel, data))
+            for source in referenced_files(path):
                 sandbox.stage_tree(source)
-            result = sandbox.run(argv, os.path.dirname(path), probe_env(context), timeout, OUTPUT_BYTES)
+            result = sandbox.run(["kubectl", "auth", "whoami", "-o", "json", "--kubeconfig", path],
+                                 os.path.dirname(path), probe_env(context), timeout, OUTPUT_BYTES)
     except SandboxUnavailable as exc:
         return {"error": str(exc)}
     except TreeRefused as exc:

@@ -88,8 +88,21 @@ def ci_identity(context):
     file cannot be read (its check says why)."""
     if not context.files["ci-kubeconfig"].ok:
         return {"not_run": "ci-kubeconfig cannot be read"}
-    return identity(context, os.path.join(context.workspace, "ci-kubeconfig"),
+    return identity(context, os.path.join(context.workspace, "ci-kubeconfig"), workspace_skip(withheld(context)),
                     min(WHOAMI_TIMEOUT, context.remaining()))
+
+
+def withheld(context):
+    """skip(relpath, data) for a learner file holding a token, client key or password of the
+    grader's or the admin's kubeconfig: no copy of it enters a sandbox."""
+    secrets = credentials(context.kubeconfig) + credentials(context.site.k3s_kubeconfig)
+    return lambda relpath, data: any(secret in data for secret in secrets)
+
+
+def workspace_skip(holds_secret):
+    """What a copy of the workspace leaves out: `kubeconfig` (the lab's copy of the admin
+    kubeconfig) and every file holding a secret."""
+    return lambda relpath, data: relpath == "kubeconfig" or holds_secret(relpath, data)
 
 
 def stage_learner(sandbox, context):
@@ -97,15 +110,11 @@ def stage_learner(sandbox, context):
     grader's or the admin's credentials) and of the bare repository, at their real paths, plus
     the files the CI kubeconfig names. None, or {"not_run": why} when the learner's trees cannot
     be copied."""
-    withheld = credentials(context.kubeconfig) + credentials(context.site.k3s_kubeconfig)
-
-    def skip(relpath, data):
-        return relpath == "kubeconfig" or any(secret in data for secret in withheld)
-
+    holds_secret = withheld(context)
     try:
-        sandbox.stage_tree(context.workspace, skip=skip)
+        sandbox.stage_tree(context.workspace, skip=workspace_skip(holds_secret))
         for path in referenced_files(os.path.join(context.workspace, "ci-kubeconfig")):
-            sandbox.stage_tree(path, skip=lambda _, data: any(secret in data for secret in withheld))
+            sandbox.stage_tree(path, skip=holds_secret)
         stage_bare_repo(sandbox, context.bare_path, HOOK, context.deadline)
     except (TreeRefused, ProbeUnavailable) as exc:
         return {"not_run": f"the workspace {exc}" if isinstance(exc, TreeRefused) else str(exc)}
