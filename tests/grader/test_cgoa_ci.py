@@ -384,6 +384,21 @@ def test_every_check_is_failed_by_some_mistake():
     assert untested == set()  # bare-repo and clone-origin: the empty world above
 
 
+def test_whoami_cut_short_by_the_probe_time_is_the_graders(state):
+    state.probes["whoami"] = {"failed": "", "returncode": None, "timed_out": True, "out_of_time": True}
+    result = grade(state)["cgoa-ci.3.ci-token-identity"]
+    assert result["status"] == "ERROR"
+    assert result["message"].startswith("the grader ran out of time for the probes of lab cgoa-ci (")
+    assert result["message"].endswith("before it could run kubectl auth whoami to the end")
+
+
+def test_no_sandbox_for_whoami_is_the_graders(state):
+    state.probes["whoami"] = {"error": "the grader does not run as root"}
+    result = grade(state)["cgoa-ci.3.ci-token-identity"]
+    assert (result["status"], result["message"]) == (
+        "ERROR", "the grader cannot run learner programs on this VM: the grader does not run as root")
+
+
 def drifted(state, self_heal):
     """`kubectl set image` on prod after the bump synced: Argo CD compared (OutOfSync at the same
     revision, the last operation Succeeded there) and, with selfHeal, waits out its backoff."""

@@ -196,7 +196,8 @@ def identity(context, path, skip, timeout=WHOAMI_TIMEOUT):
     files it names (what they carry is what is judged), the rest of its directory but what
     `skip(relpath, data)` withholds (the caller's credentials rule, as for every probe), and not
     the grader's or the admin's kubeconfig. {"username", "groups"}, {"failed": kubectl's output
-    (scrubbed), "returncode"}, or {"error": why the grader cannot run it}."""
+    (scrubbed), "returncode", "out_of_time": the lab's probe time, not kubectl, cut it short}, or
+    {"error": why the grader cannot run it}."""
     if timeout <= 0:
         return {"failed": "", "returncode": None, "timed_out": True, "out_of_time": True}
     name = os.path.basename(path)
@@ -214,7 +215,8 @@ def identity(context, path, skip, timeout=WHOAMI_TIMEOUT):
     user = reviewed_user(result.stdout) if result.ok else None
     if user is None:
         output = (result.stdout + result.stderr).decode("utf-8", "replace")
-        return {"failed": scrub(tail(output)), "returncode": result.returncode, "timed_out": result.timed_out}
+        return {"failed": scrub(tail(output)), "returncode": result.returncode, "timed_out": result.timed_out,
+                "out_of_time": result.timed_out and timeout < WHOAMI_TIMEOUT}
     return user
 
 

@@ -12,6 +12,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks
     same_cluster,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import stop_if
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import OutOfTime
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig, is_integer
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.definition import lab
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.reads import access_questions
@@ -203,6 +204,8 @@ def ci_token_identity(state):
     whoami = state.probes.get("whoami") or {"error": "no record of kubectl auth whoami"}
     if "error" in whoami:
         stop_if(errored("sandbox_unavailable", detail=whoami["error"]))
+    if whoami.get("out_of_time"):
+        raise OutOfTime("phrase_run_script", probes=True, script="kubectl auth whoami")
     user, reason = token_user(state)
     whole = whoami.get("username")
     if whole == VALIDATOR:
