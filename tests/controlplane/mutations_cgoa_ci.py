@@ -680,10 +680,11 @@ MUTATIONS = {
                                        '"system:serviceaccount:ci:validator": its user holds ["client-certificate-data", '
                                        '"client-key-data"] beside the token'}),
     "RoleBinding subject in namespace ci-dryrun": (mutation_binding_names_wrong_namespace, {
+        # (the found value is shown up to 120 characters)
         "cgoa-ci.3.role-binding": 'RoleBinding ci-dryrun/validator-dryrun: expected {"roleRef": {"kind": "Role", "name": '
                                   '"dryrun-deployments"}, "subject": "system:serviceaccount:ci:validator"}, found '
                                   '{"roleRef": {"kind": "Role", "name": "dryrun-deployments"}, "subject": [{"kind": '
-                                  '"ServiceAccount", "namespace": "ci-dryrun", "name": "validator"}]}',
+                                  '"ServiceAccount", "namespace": "ci-d',
         "cgoa-ci.3.access-dryrun": "the API server's answers for ci:validator differ (question: expected / answer): "
                                    "get deployments in ci-dryrun: True / False; create deployments in ci-dryrun: "
                                    "True / False; patch deployments in ci-dryrun: True / False",
