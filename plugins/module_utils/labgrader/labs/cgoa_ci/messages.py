@@ -104,12 +104,12 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "admin_kubeconfig_unreadable": ("the VM's admin kubeconfig cannot be read: {detail}",
                                     "VM の管理者用 kubeconfig を読めません: {detail}",
                                     "VM의 관리자 kubeconfig를 읽을 수 없습니다: {detail}"),
-    "token_user_ok": ("the API server authenticates the token as {found}",
-                      "API サーバーはトークンを {found} として認証しました",
-                      "API 서버가 토큰을 {found} 사용자로 인증했습니다"),
     "token_user_wrong": ("the API server authenticates the token as {found}, expected {expected}",
                          "API サーバーはトークンを {found} として認証しました。{expected} である必要があります",
                          "API 서버가 토큰을 {found} 사용자로 인증했습니다. 기대한 사용자는 {expected}입니다"),
+    "kubeconfig_identity_ok": ("the API server authenticates ci-kubeconfig as a whole as {found}",
+                               "API サーバーは ci-kubeconfig 全体を {found} として認証しました",
+                               "API 서버가 ci-kubeconfig 전체를 {found} 사용자로 인증했습니다"),
     "kubeconfig_identity_wrong": ("the API server authenticates ci-kubeconfig as a whole as {found} (groups "
                                   "{groups}), expected {expected}: its user holds {credentials} beside the token, "
                                   "kubectl sends them all, and a client certificate is authenticated before a token",
@@ -334,16 +334,18 @@ HINTS = {
                              "k3s kubeconfig를 {workspace}/kubeconfig로 복사하고 `kubectl config --kubeconfig "
                              "{workspace}/kubeconfig set-context --current --namespace={argocd_namespace}` 명령을 "
                              "실행하세요."),
-    "ci_rbac": ("Role dryrun-deployments in ci-dryrun: one rule, apiGroups [apps], resources [deployments], verbs "
-                "get, create, patch; RoleBinding validator-dryrun binds it to ServiceAccount validator in ci. "
-                "Check with `kubectl auth can-i ... --as system:serviceaccount:ci:validator`.",
-                "ci-dryrun の Role dryrun-deployments には、ルールを 1 つだけ書きます（apiGroups [apps]、resources "
-                "[deployments]、verbs get・create・patch）。RoleBinding validator-dryrun で ci の ServiceAccount "
-                "validator に結び付け、`kubectl auth can-i ... --as system:serviceaccount:ci:validator` "
-                "で確かめてください。",
-                "ci-dryrun의 Role dryrun-deployments는 규칙 하나(apiGroups [apps], resources [deployments], verbs "
-                "get, create, patch)입니다. RoleBinding validator-dryrun으로 ci의 ServiceAccount validator에 "
-                "연결하고 `kubectl auth can-i ... --as system:serviceaccount:ci:validator` 명령으로 확인하세요."),
+    "ci_rbac": ("Role dryrun-deployments in ci-dryrun allows get, create, patch on deployments (apiGroups [apps]) and "
+                "nothing more: no delete, no other kind, no other namespace, no ClusterRoleBinding; RoleBinding "
+                "validator-dryrun binds it to ServiceAccount validator in ci. Check with `kubectl auth can-i ... --as "
+                "system:serviceaccount:ci:validator`.",
+                "ci-dryrun の Role dryrun-deployments は deployments（apiGroups [apps]）に get・create・patch "
+                "だけを許可します。`delete`、ほかの種類、ほかのネームスペース、ClusterRoleBinding は不要です。"
+                "RoleBinding validator-dryrun で ci の ServiceAccount validator に結び付け、`kubectl auth can-i ... "
+                "--as system:serviceaccount:ci:validator` で確かめてください。",
+                "ci-dryrun의 Role dryrun-deployments는 deployments(apiGroups [apps])에 get, create, patch만 "
+                "허용합니다. `delete`, 다른 종류, 다른 네임스페이스, ClusterRoleBinding은 필요 없습니다. RoleBinding "
+                "validator-dryrun으로 ci의 ServiceAccount validator에 연결하고 `kubectl auth can-i ... --as "
+                "system:serviceaccount:ci:validator` 명령으로 확인하세요."),
     "ci_kubeconfig": ("Build it with `kubectl create token validator -n ci --duration=8h` and `kubectl config "
                       "--kubeconfig <file> set-cluster/set-credentials/set-context`: the k3s server and CA data, "
                       "namespace ci-dryrun.",

@@ -209,7 +209,7 @@ def ci_token_identity(state):
     user, reason = token_user(state)
     whole = whoami.get("username")
     if whole == VALIDATOR:
-        return passed("token_user_ok", expected=VALIDATOR, found=whole)
+        return passed("kubeconfig_identity_ok", expected=VALIDATOR, found=whole)
     if whole is not None and whole != user:
         return failed("kubeconfig_identity_wrong", expected=VALIDATOR, found=whole, groups=whoami.get("groups") or [],
                       credentials=[key for key in context["credentials"] if key != "token"])
