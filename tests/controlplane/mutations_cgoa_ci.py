@@ -31,12 +31,13 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
     PROD_NS,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.probe_cases import BUMP_TAGS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.reads import ACCESS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.solution import web_yaml
 from cpharness import wait_until
 from labflow import Rewrite, edited, evidence, git, grade_learner, replaced, verdicts
 
-# One reading of the solved VM: 6 GETs, 8 SubjectAccessReviews, 1 TokenReview.
-SOLVED_API_REQUESTS = 15
+# One reading of the solved VM: 6 GETs, a SubjectAccessReview per question (ACCESS), 1 TokenReview.
+SOLVED_API_REQUESTS = 6 + len(ACCESS) + 1
 # What each run of the probes picks by itself besides its mktemp directories: the feature branch
 # and bump.sh's tag.
 PROBE_RUN_NAMES = FEATURE_BRANCHES + BUMP_TAGS
@@ -417,6 +418,18 @@ def mutation_token_of_default_account(plane, learner):
         yield
 
 
+def mutation_admin_certificate_beside_the_token(plane, learner):
+    """The plane's admin client certificate and key embedded in ci-kubeconfig's user, its
+    validator token kept: kubectl sends both and the API server authenticates the certificate.
+    (The plane's admin kubeconfig names its key by file, so the probes do not withhold this
+    ci-kubeconfig and validate.sh runs as admin: only the identity check flips. On a k3s VM the
+    same key is in the admin kubeconfig's data and validate.sh's copy goes without the file.)"""
+    pki = plane.root / "pki"
+    return kubeconfig_changed(plane, learner.workspace / "ci-kubeconfig", [
+        "set-credentials", "validator", f"--client-certificate={pki / 'admin.crt'}",
+        f"--client-key={pki / 'admin.key'}", "--embed-certs=true"])
+
+
 # ---------------------------------------------------------------- RBAC
 
 
@@ -443,6 +456,51 @@ def mutation_role_with_star_verbs(plane, learner):
 def mutation_role_grants_delete(plane, learner):
     return json_patched(plane, "role", "dryrun-deployments", DRYRUN_NS, role_verbs([*SOLVED_VERBS, "delete"]),
                         role_verbs(SOLVED_VERBS))
+
+
+def mutation_role_without_patch(plane, learner):
+    """kubectl apply of a Deployment that is not there only creates it: validate.sh still works."""
+    return json_patched(plane, "role", "dryrun-deployments", DRYRUN_NS, role_verbs(["get", "create"]),
+                        role_verbs(SOLVED_VERBS))
+
+
+def mutation_role_with_star_groups_and_resources(plane, learner):
+    star = [{"op": "replace", "path": "/rules/0/apiGroups", "value": ["*"]},
+            {"op": "replace", "path": "/rules/0/resources", "value": ["*"]}]
+    solved = [{"op": "replace", "path": "/rules/0/apiGroups", "value": ["apps"]},
+              {"op": "replace", "path": "/rules/0/resources", "value": ["deployments"]}]
+    return json_patched(plane, "role", "dryrun-deployments", DRYRUN_NS, star, solved)
+
+
+def mutation_role_rules_split(plane, learner):
+    """The same grant in two rules, in another order: nothing flips."""
+    rules = [{"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["patch"]},
+             {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["create", "get"]}]
+    solved = [{"apiGroups": ["apps"], "resources": ["deployments"], "verbs": SOLVED_VERBS}]
+    return json_patched(plane, "role", "dryrun-deployments", DRYRUN_NS,
+                        [{"op": "replace", "path": "/rules", "value": rules}],
+                        [{"op": "replace", "path": "/rules", "value": solved}])
+
+
+def mutation_binding_subject_as_user(plane, learner):
+    """`kubectl create rolebinding --user=system:serviceaccount:ci:validator`: the user name the
+    ServiceAccount authenticates as, which the RBAC authorizer matches alike: nothing flips."""
+    user = [{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": f"system:serviceaccount:{CI_NS}:validator"}]
+    solved = [{"kind": "ServiceAccount", "name": "validator", "namespace": CI_NS}]
+    return json_patched(plane, "rolebinding", "validator-dryrun", DRYRUN_NS,
+                        [{"op": "replace", "path": "/subjects", "value": user}],
+                        [{"op": "replace", "path": "/subjects", "value": solved}])
+
+
+@contextlib.contextmanager
+def mutation_cluster_role_binding_edit(plane, learner):
+    """A ClusterRoleBinding gives ci:validator ClusterRole edit in every namespace."""
+    plane.kubectl("create", "clusterrolebinding", "validator-edit", "--clusterrole=edit",
+                  f"--serviceaccount={CI_NS}:validator")
+    try:
+        yield
+    finally:
+        plane.kubectl("delete", "clusterrolebinding", "validator-edit")
 
 
 def subject_namespace(namespace):
@@ -729,9 +787,8 @@ MUTATIONS = {
         "cgoa-ci.8.ci-can-write-prod":
             'report.json ci_can_write_prod: the JSON type must be boolean, found string ("false")'}),
     "Role with * verbs": (mutation_role_with_star_verbs, {
-        "cgoa-ci.3.role": 'Role ci-dryrun/dryrun-deployments rules: expected [{"apiGroups": ["apps"], "resources": '
-                          '["deployments"], "verbs": ["create", "get", "patch"]}], found [{"apiGroups": ["apps"], '
-                          '"resources": ["deployments"], "verbs": ["*"]}]'}),
+        "cgoa-ci.3.no-access-prod": "the API server's answers for ci:validator differ (question: expected / answer): "
+                                    "delete deployments in ci-dryrun: False / True"}),
     "token lifetime 1 h": (mutation_token_lives_one_hour, {
         "cgoa-ci.3.ci-token-lifetime": "the token lives 3600 s (exp - iat), expected 28800 s (8 hours)"}),
     "broken commit rewritten out of history": (mutation_history_rewritten, {
@@ -781,6 +838,8 @@ MUTATIONS = {
         "cgoa-ci.3.ci-kubeconfig": 'ci-kubeconfig (cluster of k3s / namespace / token): expected {"server": true, "CA '
                                    'data": true, "namespace": "ci-dryrun", "token": true}, found {"server": false, "CA '
                                    'data": true, "namespace": "ci-dryrun", "token": true}',
+        # kubectl auth whoami cannot reach a server with it: the file as a whole is nobody.
+        "cgoa-ci.3.ci-token-identity": "`kubectl auth whoami --kubeconfig ci-kubeconfig` failed: ",
         "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: error: "
                                             "error validating",
         **OWN_KUBECONFIG_FAILS,
@@ -795,15 +854,41 @@ MUTATIONS = {
         "cgoa-ci.5.hook-accepts-valid-main":
             "blocked by step 4: validate.sh does not accept a valid Deployment, so no gate built on it can"}),
     "Role grants delete": (mutation_role_grants_delete, {
-        "cgoa-ci.3.role": 'Role ci-dryrun/dryrun-deployments rules: expected [{"apiGroups": ["apps"], "resources": '
-                          '["deployments"], "verbs": ["create", "get", "patch"]}], found [{"apiGroups": ["apps"], '
-                          '"resources": ["deployments"], "verbs": ["create", "delete", "get", "patch"]}]'}),
-    "RoleBinding subject in namespace ci-dryrun": (mutation_binding_names_wrong_namespace, {
-        "cgoa-ci.3.role-binding": 'RoleBinding ci-dryrun/validator-dryrun: expected {"roleRef": {"kind": "Role", "name": '
-                                  '"dryrun-deployments"}, "subject": {"kind": "ServiceAccount", "namespace": "ci", ',
+        "cgoa-ci.3.no-access-prod": "the API server's answers for ci:validator differ (question: expected / answer): "
+                                    "delete deployments in ci-dryrun: False / True"}),
+    "Role without patch": (mutation_role_without_patch, {
+        "cgoa-ci.3.role": 'Role ci-dryrun/dryrun-deployments (what its rules allow on deployments.apps): expected '
+                          '{"create": true, "get": true, "patch": true}, found {"create": true, "get": true, "patch": '
+                          'false}',
         "cgoa-ci.3.access-dryrun": "the API server's answers for ci:validator differ (question: expected / answer): "
-                                   "create deployments in ci-dryrun: True / False; patch deployments in ci-dryrun: "
-                                   "True / False",
+                                   "patch deployments in ci-dryrun: True / False"}),
+    "Role with apiGroups and resources *": (mutation_role_with_star_groups_and_resources, {
+        "cgoa-ci.3.no-access-prod": "the API server's answers for ci:validator differ (question: expected / answer): "
+                                    "create pods in ci-dryrun: False / True; create secrets in ci-dryrun: False / True; "
+                                    "patch configmaps in ci-dryrun: False / True; create roles in ci-dryrun: False / "
+                                    "True; create rolebindings in ci-dryrun: False / True"}),
+    "Role rules split and reordered (no flip)": (mutation_role_rules_split, {}),
+    "RoleBinding subject as kind User (no flip)": (mutation_binding_subject_as_user, {}),
+    "ClusterRoleBinding to edit for validator": (mutation_cluster_role_binding_edit, {
+        "cgoa-ci.3.no-access-prod": "the API server's answers for ci:validator differ (question: expected / answer): "
+                                    "delete deployments in ci-dryrun: False / True; create pods in ci-dryrun: False / "
+                                    "True; create secrets in ci-dryrun: False / True; patch configmaps in ci-dryrun: "
+                                    "False / True",
+        "cgoa-ci.8.ci-can-write-prod": "report.json ci_can_write_prod: expected true, found false"}),
+    "admin client certificate beside the token": (mutation_admin_certificate_beside_the_token, {
+        "cgoa-ci.3.ci-token-identity": 'the API server authenticates ci-kubeconfig as a whole as "lab-admin" (groups '
+                                       '["system:masters", "system:authenticated"]), expected '
+                                       '"system:serviceaccount:ci:validator": its user holds ["client-certificate-data", '
+                                       '"client-key-data"] beside the token'}),
+    "RoleBinding subject in namespace ci-dryrun": (mutation_binding_names_wrong_namespace, {
+        # (the found value is shown up to 120 characters)
+        "cgoa-ci.3.role-binding": 'RoleBinding ci-dryrun/validator-dryrun: expected {"roleRef": {"kind": "Role", "name": '
+                                  '"dryrun-deployments"}, "subject": "system:serviceaccount:ci:validator"}, found '
+                                  '{"roleRef": {"kind": "Role", "name": "dryrun-deployments"}, "subject": [{"kind": '
+                                  '"ServiceAccount", "namespace": "ci-d',
+        "cgoa-ci.3.access-dryrun": "the API server's answers for ci:validator differ (question: expected / answer): "
+                                   "get deployments in ci-dryrun: True / False; create deployments in ci-dryrun: "
+                                   "True / False; patch deployments in ci-dryrun: True / False",
         "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: Error from "
                                             "server (Forbidden)",
         **OWN_KUBECONFIG_FAILS,

@@ -13,6 +13,10 @@ from collections import Counter
 import pytest
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.probe_cases import MIXED_CASES
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.reads import (
+    ACCESS,
+    cluster_reads,
+)
 
 from tests.grader.conftest import collect_host, judge
 
@@ -37,11 +41,12 @@ def failing(state):
     return {cid: c["message"] for cid, c in grade(state).items() if c["status"] != "PASS"}
 
 
-def test_golden_passes_every_check_with_fifteen_requests(golden_cgoa):
+def test_golden_passes_every_check_with_one_request_per_read(golden_cgoa):
     results = grade(copy.deepcopy(golden_cgoa))
     assert {c["status"] for c in results.values()} == {"PASS"}
     assert len(results) == len(LAB.checks)
-    assert golden_cgoa.cluster.requests == 15
+    # the GETs, a SubjectAccessReview per question, one TokenReview
+    assert golden_cgoa.cluster.requests == len(cluster_reads(golden_cgoa.site)) + len(ACCESS) + 1
 
 
 def test_nothing_done_fails_every_check_and_errors_none(fake_api):
@@ -115,6 +120,28 @@ def token_with_lifetime(seconds):
     return f"{part({'alg': 'RS256'})}.{part({'iat': 1000, 'exp': 1000 + seconds, 'sub': 'x'})}.sig"
 
 
+SA = "system:serviceaccount"
+
+
+def whoami(state, username, groups=None):
+    """What kubectl auth whoami (in the sandbox) answered for ci-kubeconfig: `username` or refused."""
+    if username is None:
+        state.probes["whoami"] = {"failed": "error: You must be logged in to the server (Unauthorized)",
+                                  "returncode": 1}
+    else:
+        state.probes["whoami"] = {"username": username, "groups": groups or ["system:serviceaccounts",
+                                                                             "system:authenticated"]}
+
+
+def allow(state, *questions):
+    for name in questions:
+        state.cluster.snapshot.reads[f"sar_{name}"]["allowed"] = True
+
+
+def cluster_entry(state):
+    return state.files["ci-kubeconfig"].data[0]["clusters"][0]["cluster"]
+
+
 def mutate_text(state, name, old, new):
     read = state.files[name]
     assert old in read.text
@@ -184,19 +211,74 @@ MUTATIONS = {
          'true, "namespace": "default", "token": true}}'}),
     # The TokenReview status of a token whose ServiceAccount was deleted (observed on the plane):
     # not authenticated, so the message must not say who it is authenticated as; and the reason
-    # survives the scrubber, which redacts the word after "bearer".
+    # survives the scrubber, which redacts the word after "bearer". kubectl auth whoami is refused.
     "token of a deleted ServiceAccount": (
-        lambda s: s.cluster.snapshot.reads.update(token_review={
-            "user": {}, "error": '[invalid bearer token, serviceaccounts "validator" not found]'}),
+        lambda s: [s.cluster.snapshot.reads.update(token_review={
+            "user": {}, "error": '[invalid bearer token, serviceaccounts "validator" not found]'}), whoami(s, None)],
         {"cgoa-ci.3.ci-token-identity": 'the API server does not authenticate the token: [invalid token, '
          'serviceaccounts "validator" not found]'}),
     "token refused without a reason": (
-        lambda s: s.cluster.snapshot.reads.update(token_review={"user": {}}),
+        lambda s: [s.cluster.snapshot.reads.update(token_review={"user": {}}), whoami(s, None)],
         {"cgoa-ci.3.ci-token-identity": "the API server does not authenticate the token: no reason given"}),
     "token of another ServiceAccount": (
-        lambda s: s.cluster.snapshot.reads["token_review"]["user"].update(username="system:serviceaccount:ci:default"),
+        lambda s: [s.cluster.snapshot.reads["token_review"]["user"].update(username=f"{SA}:ci:default"),
+                   whoami(s, f"{SA}:ci:default")],
         {"cgoa-ci.3.ci-token-identity": 'the API server authenticates the token as "system:serviceaccount:ci:default", '
          'expected "system:serviceaccount:ci:validator"'}),
+    # The validator's token with k3s's admin client certificate and key left beside it: kubectl
+    # sends both and the API server authenticates the certificate (observed on the plane).
+    "admin client certificate beside the token": (
+        lambda s: [s.files["ci-kubeconfig"].data[0]["users"][0]["user"].update(
+            {"client-certificate-data": "LS0tLS1CRUdJTi", "client-key-data": "LS0tLS1CRUdJTiBFQyBQUklWQVRF"}),
+            whoami(s, "system:admin", ["system:masters", "system:authenticated"])],
+        {"cgoa-ci.3.ci-token-identity": 'the API server authenticates ci-kubeconfig as a whole as "system:admin" '
+         '(groups ["system:masters", "system:authenticated"]), expected "system:serviceaccount:ci:validator": its '
+         'user holds ["client-certificate-data", "client-key-data"] beside the token, kubectl sends them all'}),
+    "kubectl auth whoami fails with the validator's token": (
+        lambda s: s.probes.update(whoami={"failed": "error: exec plugin: invalid apiVersion", "returncode": 1}),
+        {"cgoa-ci.3.ci-token-identity": "`kubectl auth whoami --kubeconfig ci-kubeconfig` failed: error: exec "
+         "plugin: invalid apiVersion"}),
+    "ci-kubeconfig server on another port": (
+        lambda s: cluster_entry(s).update(server=cluster_entry(s)["server"].replace("127.0.0.1:", "127.0.0.1:1")),
+        {"cgoa-ci.3.ci-kubeconfig": 'ci-kubeconfig (cluster of k3s / namespace / token): expected {{"server": '
+         'true, "CA data": true, "namespace": "ci-dryrun", "token": true}}, found {{"server": false'}),
+    # RBAC judged by what it grants, not by its shape: none of these flips a check.
+    "Role rules split and reordered": (
+        lambda s: s.cluster.snapshot.reads["role"].update(rules=[
+            {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["patch"]},
+            {"apiGroups": ["", "apps"], "resources": ["deployments", "replicasets"], "verbs": ["create", "get"]}]),
+        {}),
+    "RoleBinding subject as the User the ServiceAccount authenticates as": (
+        lambda s: s.cluster.snapshot.reads["binding"].update(subjects=[
+            {"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": f"{SA}:ci:validator"}]),
+        {}),
+    "RoleBinding subject as the group of ServiceAccounts of ci": (
+        lambda s: s.cluster.snapshot.reads["binding"].update(subjects=[
+            {"kind": "Group", "apiGroup": "rbac.authorization.k8s.io", "name": "system:serviceaccounts:ci"}]),
+        {}),
+    "Role rule limited to resourceNames": (
+        lambda s: s.cluster.snapshot.reads["role"]["rules"][0].update(resourceNames=["web"]),
+        {"cgoa-ci.3.role": 'Role ci-dryrun/dryrun-deployments (what its rules allow on deployments.apps): expected '
+         '{{"create": true, "get": true, "patch": true}}, found {{"create": false, "get": false, "patch": false}}'}),
+    "Role with verbs *": (
+        lambda s: [s.cluster.snapshot.reads["role"]["rules"][0].update(verbs=["*"]), allow(s, "delete-dryrun")],
+        {"cgoa-ci.3.no-access-prod": "the API server's answers for ci:validator differ (question: expected / answer): "
+         "delete deployments in ci-dryrun: False / True"}),
+    "Role with resources *": (
+        lambda s: [s.cluster.snapshot.reads["role"]["rules"][0].update(resources=["*"]),
+                   allow(s, "create-dryrun-pods", "create-dryrun-secrets", "patch-dryrun-configmaps")],
+        {"cgoa-ci.3.no-access-prod": "the API server's answers for ci:validator differ (question: expected / answer): "
+         "create pods in ci-dryrun: False / True; create secrets in ci-dryrun: False / True; patch configmaps in "
+         "ci-dryrun: False / True"}),
+    "ClusterRoleBinding to cluster-admin": (
+        lambda s: allow(s, *(name for name, *_, allowed in ACCESS if not allowed)),
+        {"cgoa-ci.3.no-access-prod": "the API server's answers for ci:validator differ (question: expected / answer): "
+         "delete deployments in ci-dryrun: False / True; create pods in ci-dryrun: False / True",
+         "cgoa-ci.8.ci-can-write-prod": "report.json ci_can_write_prod: expected true, found false"}),
+    "may impersonate and create ClusterRoleBindings": (
+        lambda s: allow(s, "impersonate-users", "create-clusterrolebindings"),
+        {"cgoa-ci.3.no-access-prod": "the API server's answers for ci:validator differ (question: expected / answer): "
+         "create clusterrolebindings (cluster-scoped): False / True; impersonate users (cluster-scoped): False / True"}),
     "ci-kubeconfig without a token": (
         lambda s: s.files["ci-kubeconfig"].data[0]["users"][0]["user"].pop("token"),
         {"cgoa-ci.3.ci-kubeconfig": 'ci-kubeconfig (cluster of k3s / namespace / token): expected {{"server": true, '
@@ -388,6 +470,21 @@ def test_every_check_is_failed_by_some_mistake():
     failed = {check for _, expected in MUTATIONS.values() for check in expected}
     untested = {c.id for c in LAB.checks} - failed - {"cgoa-ci.1.bare-repo", "cgoa-ci.1.clone-origin"}
     assert untested == set()  # bare-repo and clone-origin: the empty world above
+
+
+def test_whoami_cut_short_by_the_probe_time_is_the_graders(state):
+    state.probes["whoami"] = {"failed": "", "returncode": None, "timed_out": True, "out_of_time": True}
+    result = grade(state)["cgoa-ci.3.ci-token-identity"]
+    assert result["status"] == "ERROR"
+    assert result["message"].startswith("the grader ran out of time for the probes of lab cgoa-ci (")
+    assert result["message"].endswith("before it could run kubectl auth whoami to the end")
+
+
+def test_no_sandbox_for_whoami_is_the_graders(state):
+    state.probes["whoami"] = {"error": "the grader does not run as root"}
+    result = grade(state)["cgoa-ci.3.ci-token-identity"]
+    assert (result["status"], result["message"]) == (
+        "ERROR", "the grader cannot run learner programs on this VM: the grader does not run as root")
 
 
 def drifted(state, self_heal):

@@ -17,6 +17,7 @@ import pytest
 import yaml
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import grade
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.reads import ACCESS
 
 from labworld import WorldError
 from labworld.__main__ import main
@@ -239,7 +240,7 @@ def test_recording_reads_only_and_sends_gets_and_the_declared_reviews(fake_api, 
     methods = {(r["method"], r["path"]) for r in requests if r["method"] != "GET"}
     assert methods == {("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews"),
                        ("POST", "/apis/authentication.k8s.io/v1/tokenreviews")}
-    assert sum(r["method"] == "POST" for r in requests) == 9  # 8 SubjectAccessReviews, 1 TokenReview
+    assert sum(r["method"] == "POST" for r in requests) == len(ACCESS) + 1  # a SubjectAccessReview each, 1 TokenReview
     assert sum(r["method"] == "GET" for r in requests) == 6 + 5  # the lab's GETs, the health gate's
 
 

@@ -104,12 +104,24 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "admin_kubeconfig_unreadable": ("the VM's admin kubeconfig cannot be read: {detail}",
                                     "VM の管理者用 kubeconfig を読めません: {detail}",
                                     "VM의 관리자 kubeconfig를 읽을 수 없습니다: {detail}"),
-    "token_user_ok": ("the API server authenticates the token as {found}",
-                      "API サーバーはトークンを {found} として認証しました",
-                      "API 서버가 토큰을 {found} 사용자로 인증했습니다"),
     "token_user_wrong": ("the API server authenticates the token as {found}, expected {expected}",
                          "API サーバーはトークンを {found} として認証しました。{expected} である必要があります",
                          "API 서버가 토큰을 {found} 사용자로 인증했습니다. 기대한 사용자는 {expected}입니다"),
+    "kubeconfig_identity_ok": ("the API server authenticates ci-kubeconfig as a whole as {found}",
+                               "API サーバーは ci-kubeconfig 全体を {found} として認証しました",
+                               "API 서버가 ci-kubeconfig 전체를 {found} 사용자로 인증했습니다"),
+    "kubeconfig_identity_wrong": ("the API server authenticates ci-kubeconfig as a whole as {found} (groups "
+                                  "{groups}), expected {expected}: its user holds {credentials} beside the token, "
+                                  "kubectl sends them all, and a client certificate is authenticated before a token",
+                                  "API サーバーは ci-kubeconfig 全体を {found}（グループ {groups}）として認証しました。"
+                                  "{expected} である必要があります。ユーザーにはトークンのほかに {credentials} があり、"
+                                  "kubectl はすべてを送ります。クライアント証明書はトークンより先に認証されます",
+                                  "API 서버가 ci-kubeconfig 전체를 {found}(그룹 {groups}) 사용자로 인증했습니다. "
+                                  "기대한 사용자는 {expected}입니다. 사용자 설정에 토큰 외에 {credentials}이(가) "
+                                  "있고 kubectl은 모두 보냅니다. 클라이언트 인증서는 토큰보다 먼저 인증됩니다"),
+    "kubeconfig_whoami_failed": ("`kubectl auth whoami --kubeconfig ci-kubeconfig` failed: {output}",
+                                 "`kubectl auth whoami --kubeconfig ci-kubeconfig` が失敗しました: {output}",
+                                 "`kubectl auth whoami --kubeconfig ci-kubeconfig` 명령이 실패했습니다: {output}"),
     "token_rejected": ("the API server does not authenticate the token: {reason}",
                        "API サーバーはトークンを認証しませんでした: {reason}",
                        "API 서버가 토큰을 인증하지 않았습니다: {reason}"),
@@ -274,6 +286,13 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "phrase_access_answer_all": ("{verb} {resource} in all namespaces: {wanted} / {answer}",
                                  "全ネームスペースでの {resource} の {verb}: {wanted} / {answer}",
                                  "모든 네임스페이스에서 {resource} {verb}: {wanted} / {answer}"),
+    "phrase_access_answer_cluster": ("{verb} {resource} (cluster-scoped): {wanted} / {answer}",
+                                     "クラスター全体の {resource} の {verb}: {wanted} / {answer}",
+                                     "클러스터 범위 {resource} {verb}: {wanted} / {answer}"),
+    # What the role check compares (fills {what} of rbac_grants).
+    "phrase_role_grants": ("Role ci-dryrun/dryrun-deployments (what its rules allow on deployments.apps)",
+                           "Role ci-dryrun/dryrun-deployments（ルールが deployments.apps に許可する動詞）",
+                           "Role ci-dryrun/dryrun-deployments (규칙이 deployments.apps에 허용하는 동사)"),
     "phrase_not_runnable": ("{file} is missing or not executable", "{file} がないか、実行可能ではありません",
                             "{file} 파일이 없거나 실행 가능하지 않습니다"),
     "phrase_no_output": ("(no output)", "（出力なし）", "(출력 없음)"),
@@ -464,16 +483,18 @@ HINTS = {
                              "k3s kubeconfig를 {workspace}/kubeconfig로 복사하고 `kubectl config --kubeconfig "
                              "{workspace}/kubeconfig set-context --current --namespace={argocd_namespace}` 명령을 "
                              "실행하세요."),
-    "ci_rbac": ("Role dryrun-deployments in ci-dryrun: one rule, apiGroups [apps], resources [deployments], verbs "
-                "get, create, patch; RoleBinding validator-dryrun binds it to ServiceAccount validator in ci. "
-                "Check with `kubectl auth can-i ... --as system:serviceaccount:ci:validator`.",
-                "ci-dryrun の Role dryrun-deployments には、ルールを 1 つだけ書きます（apiGroups [apps]、resources "
-                "[deployments]、verbs get・create・patch）。RoleBinding validator-dryrun で ci の ServiceAccount "
-                "validator に結び付け、`kubectl auth can-i ... --as system:serviceaccount:ci:validator` "
-                "で確かめてください。",
-                "ci-dryrun의 Role dryrun-deployments는 규칙 하나(apiGroups [apps], resources [deployments], verbs "
-                "get, create, patch)입니다. RoleBinding validator-dryrun으로 ci의 ServiceAccount validator에 "
-                "연결하고 `kubectl auth can-i ... --as system:serviceaccount:ci:validator` 명령으로 확인하세요."),
+    "ci_rbac": ("Role dryrun-deployments in ci-dryrun allows get, create, patch on deployments (apiGroups [apps]) and "
+                "nothing more: no delete, no other kind, no other namespace, no ClusterRoleBinding; RoleBinding "
+                "validator-dryrun binds it to ServiceAccount validator in ci. Check with `kubectl auth can-i ... --as "
+                "system:serviceaccount:ci:validator`.",
+                "ci-dryrun の Role dryrun-deployments は deployments（apiGroups [apps]）に get・create・patch "
+                "だけを許可します。`delete`、ほかの種類、ほかのネームスペース、ClusterRoleBinding は不要です。"
+                "RoleBinding validator-dryrun で ci の ServiceAccount validator に結び付け、`kubectl auth can-i ... "
+                "--as system:serviceaccount:ci:validator` で確かめてください。",
+                "ci-dryrun의 Role dryrun-deployments는 deployments(apiGroups [apps])에 get, create, patch만 "
+                "허용합니다. `delete`, 다른 종류, 다른 네임스페이스, ClusterRoleBinding은 필요 없습니다. RoleBinding "
+                "validator-dryrun으로 ci의 ServiceAccount validator에 연결하고 `kubectl auth can-i ... --as "
+                "system:serviceaccount:ci:validator` 명령으로 확인하세요."),
     "ci_kubeconfig": ("Build it with `kubectl create token validator -n ci --duration=8h` and `kubectl config "
                       "--kubeconfig <file> set-cluster/set-credentials/set-context`: the k3s server and CA data, "
                       "namespace ci-dryrun.",

@@ -11,7 +11,9 @@ import time
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks import probes as shared_probes
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.kubeconfig import (
+    WHOAMI_TIMEOUT,
     credentials,
+    identity,
     kubeconfig_cluster,
     referenced_files,
 )
@@ -67,7 +69,7 @@ def run_probes(context):
     """The grader-environment read (the VM's admin kubeconfig: server and CA) and the runs of
     validate.sh and the pre-receive hook, each in a fresh sandbox. Every result is plain data;
     "error" is the grader's: it cannot build a sandbox here."""
-    results = {"k3s": kubeconfig_cluster(context.site.k3s_kubeconfig),
+    results = {"k3s": kubeconfig_cluster(context.site.k3s_kubeconfig), "whoami": ci_identity(context),
                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     try:
         results["bump"] = bump_probe(context)
@@ -102,20 +104,38 @@ def run_probes(context):
     return results
 
 
+def ci_identity(context):
+    """Who the API server says ci-kubeconfig is, as kubectl uses it (step 3); not asked when the
+    file cannot be read (its check says why)."""
+    if not context.files["ci-kubeconfig"].ok:
+        return {"not_run": "ci-kubeconfig cannot be read"}
+    return identity(context, os.path.join(context.workspace, "ci-kubeconfig"), workspace_skip(withheld(context)),
+                    min(WHOAMI_TIMEOUT, context.remaining()))
+
+
+def withheld(context):
+    """skip(relpath, data) for a learner file holding a token, client key or password of the
+    grader's or the admin's kubeconfig: no copy of it enters a sandbox."""
+    secrets = credentials(context.kubeconfig) + credentials(context.site.k3s_kubeconfig)
+    return lambda relpath, data: any(secret in data for secret in secrets)
+
+
+def workspace_skip(holds_secret):
+    """What a copy of the workspace leaves out: `kubeconfig` (the lab's copy of the admin
+    kubeconfig) and every file holding a secret."""
+    return lambda relpath, data: relpath == "kubeconfig" or holds_secret(relpath, data)
+
+
 def stage_learner(sandbox, context):
     """Copies of the workspace (without the VM's admin kubeconfig or any file holding the
     grader's or the admin's credentials) and of the bare repository, at their real paths, plus
     the files the CI kubeconfig names. None, or {"not_run": why} when the learner's trees cannot
     be copied."""
-    withheld = credentials(context.kubeconfig) + credentials(context.site.k3s_kubeconfig)
-
-    def skip(relpath, data):
-        return relpath == "kubeconfig" or any(secret in data for secret in withheld)
-
+    holds_secret = withheld(context)
     try:
-        sandbox.stage_tree(context.workspace, skip=skip)
+        sandbox.stage_tree(context.workspace, skip=workspace_skip(holds_secret))
         for path in referenced_files(os.path.join(context.workspace, "ci-kubeconfig")):
-            sandbox.stage_tree(path, skip=lambda _, data: any(secret in data for secret in withheld))
+            sandbox.stage_tree(path, skip=holds_secret)
         stage_bare_repo(sandbox, context.bare_path, HOOK, context.deadline)
     except (TreeRefused, ProbeUnavailable) as exc:
         return {"not_run": f"the workspace {exc}" if isinstance(exc, TreeRefused) else str(exc)}

@@ -19,18 +19,47 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
 
 SAR_PATH = "/apis/authorization.k8s.io/v1/subjectaccessreviews"
 TOKEN_REVIEW_PATH = "/apis/authentication.k8s.io/v1/tokenreviews"
-# (name, verb, group, resource, namespace, allowed?): what ci:validator may and may not do.
-# An empty namespace asks about every namespace at once (a cluster-wide grant).
+RBAC = "rbac.authorization.k8s.io"
+# (name, verb, group, resource, namespace, allowed?): what ci:validator may do, and the writes
+# that matter that it may not: "nothing more" than get/create/patch Deployments in ci-dryrun (no
+# delete there, no other kind there, no write in another namespace, nothing cluster-wide, no
+# RBAC escalation or impersonation). "" asks about every namespace at once (what a
+# ClusterRoleBinding grants); None marks a cluster-scoped resource. ARGOCD_NS stands for the
+# site's Argo CD namespace (access_questions).
+ARGOCD_NS = "{argocd}"
 ACCESS = (
+    ("get-dryrun", "get", "apps", "deployments", DRYRUN_NS, True),
     ("create-dryrun", "create", "apps", "deployments", DRYRUN_NS, True),
     ("patch-dryrun", "patch", "apps", "deployments", DRYRUN_NS, True),
+    ("delete-dryrun", "delete", "apps", "deployments", DRYRUN_NS, False),
+    ("create-dryrun-pods", "create", "", "pods", DRYRUN_NS, False),
+    ("create-dryrun-secrets", "create", "", "secrets", DRYRUN_NS, False),
+    ("patch-dryrun-configmaps", "patch", "", "configmaps", DRYRUN_NS, False),
+    ("create-dryrun-roles", "create", RBAC, "roles", DRYRUN_NS, False),
+    ("create-dryrun-rolebindings", "create", RBAC, "rolebindings", DRYRUN_NS, False),
+    ("escalate-dryrun-roles", "escalate", RBAC, "roles", DRYRUN_NS, False),
+    ("bind-dryrun-clusterroles", "bind", RBAC, "clusterroles", DRYRUN_NS, False),
     ("create-prod", "create", "apps", "deployments", PROD_NS, False),
     ("patch-prod", "patch", "apps", "deployments", PROD_NS, False),
     ("delete-prod", "delete", "apps", "deployments", PROD_NS, False),
     ("create-prod-configmaps", "create", "", "configmaps", PROD_NS, False),
+    ("create-default", "create", "apps", "deployments", "default", False),
+    ("create-kube-system", "create", "apps", "deployments", "kube-system", False),
+    ("patch-argocd-applications", "patch", "argoproj.io", "applications", ARGOCD_NS, False),
     ("create-all-namespaces", "create", "apps", "deployments", "", False),
-    ("create-namespaces", "create", "", "namespaces", "", False),
+    ("create-namespaces", "create", "", "namespaces", None, False),
+    ("create-clusterroles", "create", RBAC, "clusterroles", None, False),
+    ("create-clusterrolebindings", "create", RBAC, "clusterrolebindings", None, False),
+    ("patch-nodes", "patch", "", "nodes", None, False),
+    ("impersonate-users", "impersonate", "", "users", None, False),
+    ("impersonate-serviceaccounts", "impersonate", "", "serviceaccounts", "", False),
 )
+
+
+def access_questions(site):
+    """ACCESS with the site's Argo CD namespace in place of ARGOCD_NS."""
+    return [(name, verb, group, resource, site.argocd_namespace if ns == ARGOCD_NS else ns, allowed)
+            for name, verb, group, resource, ns, allowed in ACCESS]
 
 
 def cluster_reads(site):
@@ -51,13 +80,13 @@ def access_review(verb, group, resource, namespace):
     return (SAR_PATH, {"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
                        "spec": {"user": VALIDATOR, "groups": VALIDATOR_GROUPS,
                                 "resourceAttributes": {"verb": verb, "group": group, "resource": resource,
-                                                       "namespace": namespace}}})
+                                                       "namespace": namespace or ""}}})
 
 
 def reviews(site, files):
     """Questions to the API server: what ci:validator may do, and who the ci-kubeconfig token is."""
     questions = {f"sar_{name}": access_review(verb, group, resource, ns)
-                 for name, verb, group, resource, ns, _ in ACCESS}
+                 for name, verb, group, resource, ns, _ in access_questions(site)}
     read = files["ci-kubeconfig"]
     token = current_context(read.data[0]).get("token") if read.ok and read.data else None
     if token:
