@@ -353,6 +353,11 @@ def mutation_sync_status_after_revert(plane, learner):
     return evidence(learner, "broken.json", sync_status="Synced")
 
 
+def mutation_sync_status_of_another_diff(plane, learner):
+    """broken.json says Unknown, a server-side diff's answer, of an Application that diffs by default."""
+    return evidence(learner, "broken.json", sync_status="Unknown")
+
+
 def mutation_live_replicas_from_git(plane, learner):
     """live_replicas copied from git (the string "two") instead of read from the live Deployment."""
     return evidence(learner, "broken.json", live_replicas="two")
@@ -813,6 +818,9 @@ MUTATIONS = {
         "cgoa-ci.1.clone-origin": '<root>/root/cgoa-ci/repo: origin is "/root/ci.git", expected "<bare>/ci.git"'}),
     "broken.json sync_status after the revert": (mutation_sync_status_after_revert, {
         "cgoa-ci.2.broken-sync-status": 'broken.json sync_status: expected "OutOfSync", found "Synced"'}),
+    "broken.json sync_status of a server-side diff": (mutation_sync_status_of_another_diff, {
+        "cgoa-ci.2.broken-sync-status": 'broken.json sync_status: "Unknown" is what a server-side diff reports, and '
+                                        "Application ci-web does not diff on the server"}),
     "broken.json live_replicas from git": (mutation_live_replicas_from_git, {
         "cgoa-ci.2.broken-live-replicas": 'broken.json live_replicas: the JSON type must be integer, found string ("two")'}),
     "broken.json operation_message invented": (mutation_operation_message_invented, {

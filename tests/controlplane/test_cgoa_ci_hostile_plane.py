@@ -6,7 +6,8 @@ kubeconfig of the plane they find (the CI identity's, the workspace's admin `kub
 path, $KUBECONFIG, the plane's admin kubeconfig, ~/.kube/config) and append to a file of the real
 workspace and of another bare repo; the pre-receive hook also adds a branch to the real bare repo
 by its absolute path; a post-receive hook annotates the live Application; an update hook pushes the
-pushed branch to the other bare repo. The lab_grade module grades the learner with the plane's
+pushed branch to the other bare repo; bump.sh does what validate.sh does and moves a branch of the
+real bare repo. The lab_grade module grades the learner with the plane's
 admin kubeconfig as the grader's. Then every file of the workspace, the bare repo and the other repo,
 the lab's live objects and the Application are as before, and the API server's audit log of the
 grading holds no write it carried out but the plane's own components', the grader's own reviews
@@ -130,6 +131,16 @@ def post_receive(learner, other):
 for kc in "${{KUBECONFIGS[@]}}"; do
   ours "$kc" && k "$kc" -n argocd annotate applications.argoproj.io {APP} "{ANNOTATION}=$(date +%s%N)" --overwrite
 done
+exit 0
+"""
+
+
+def bump_sh(learner, other):
+    """bump.sh as the bump probe runs it (no network, a clone of a copy): it writes everywhere it
+    can and moves a branch of the real bare repo by its absolute path."""
+    real = shlex.quote(str(learner.bare))
+    return prelude(learner, other, "bump") + f"""write_everywhere
+git --git-dir={real} update-ref refs/heads/hostile-bump "$(git --git-dir={real} rev-parse refs/heads/main)" 2>&1
 exit 0
 """
 
@@ -287,7 +298,8 @@ def hostile(learner: Learner, keep: Path):
     objects = live(learner)
     other = other_repo(plane)
     programs = {learner.workspace / "validate.sh": validate_sh, learner.bare / "hooks" / "pre-receive": pre_receive,
-                learner.bare / "hooks" / "update": update_hook, learner.bare / "hooks" / "post-receive": post_receive}
+                learner.bare / "hooks" / "update": update_hook, learner.bare / "hooks" / "post-receive": post_receive,
+                learner.workspace / "bump.sh": bump_sh}
     try:
         for path, text in programs.items():
             path.write_text(text(learner, other), encoding="utf-8")

@@ -167,6 +167,18 @@ MUTATIONS = {
     "broken.json sync_status Synced": (
         lambda s: evidence(s, "broken.json").update(sync_status="Synced"),
         {"cgoa-ci.2.broken-sync-status": 'broken.json sync_status: expected "OutOfSync", found "Synced"'}),
+    # Unknown is a server-side diff's answer (issue 18 §5): not possible for an Application that
+    # diffs as Argo CD does by default; accepted where the Application asks for a server-side diff.
+    "broken.json sync_status Unknown under the default diff": (
+        lambda s: evidence(s, "broken.json").update(sync_status="Unknown"),
+        {"cgoa-ci.2.broken-sync-status": 'broken.json sync_status: "Unknown" is what a server-side diff reports, and '
+         "Application ci-web does not diff on the server (no ServerSideDiff=true in its "
+         "argocd.argoproj.io/compare-options): with the default diff Argo CD reports OutOfSync"}),
+    "broken.json sync_status Unknown under a server-side diff": (
+        lambda s: (evidence(s, "broken.json").update(sync_status="Unknown"),
+                   app(s)["metadata"].setdefault("annotations", {}).update(
+                       {"argocd.argoproj.io/compare-options": "IgnoreExtraneous, ServerSideDiff=true"})),
+        {}),
     "broken.json operation_message made up": (
         lambda s: evidence(s, "broken.json").update(operation_message="sync failed"),
         {"cgoa-ci.2.broken-operation-message": 'broken.json operation_message "sync failed" is not the message of a '

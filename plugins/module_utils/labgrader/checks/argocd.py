@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import blocked, file_problem
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.waves_hooks import annotation_csv
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.i18n import show
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig, json_type, parse_time
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed, pending
@@ -193,6 +194,19 @@ def synced_healthy(app, name):
         return self_heal_pending(app, name, expected, found)
     return failed("app_not_synced_healthy", expected=expected, found=found, name=name, sync=sync,
                   health=health, hint="app_sync_health")
+
+
+COMPARE_OPTIONS = "argocd.argoproj.io/compare-options"  # common.AnnotationCompareOptions
+
+
+def diffs_on_server(app):
+    """Whether Argo CD v3.5.2 compares this Application with a server-side diff: the
+    controller's --server-side-diff-enabled (controller.diff.server.side in argocd-cmd-params-cm,
+    false unless set; the lab's provisioning never sets it) or the Application's compare-options
+    holding ServerSideDiff=true, and never when they hold ServerSideDiff=false (controller/state.go
+    CompareAppState; options read as gitops-engine's HasAnnotationOption reads them)."""
+    options = annotation_csv(app or {}, COMPARE_OPTIONS)
+    return "ServerSideDiff=true" in options and "ServerSideDiff=false" not in options
 
 
 ARGOCD_MANAGER = "argocd-controller"  # common.ArgoCDSSAManager: the field manager of Argo CD's applies

@@ -32,6 +32,15 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "first_web_commit_missing": ("no commit on bare main adds deploy/web.yaml",
                                  "ベアリポジトリの main に deploy/web.yaml を追加したコミットがありません",
                                  "베어 저장소의 main에 deploy/web.yaml을 추가한 커밋이 없습니다"),
+    "sync_status_other_diff": ("broken.json sync_status: {found} is what a server-side diff reports, and Application "
+                               "{name} does not diff on the server (no ServerSideDiff=true in its "
+                               "argocd.argoproj.io/compare-options): with the default diff Argo CD reports OutOfSync",
+                               "broken.json の sync_status: {found} はサーバー側で差分を計算したときの結果です。Application "
+                               "{name} はサーバー側で差分を計算していません（argocd.argoproj.io/compare-options に "
+                               "ServerSideDiff=true がありません）。既定の差分計算では Argo CD は OutOfSync と表示します",
+                               "broken.json sync_status: {found} 값은 서버 측에서 차이를 계산할 때의 결과입니다. {name} "
+                               "Application은 서버 측에서 차이를 계산하지 않습니다(argocd.argoproj.io/compare-options에 "
+                               "ServerSideDiff=true가 없음). 기본 차이 계산에서는 Argo CD가 OutOfSync로 표시합니다"),
     "broken_commit_ok": ("commit {sha} is on bare main and sets replicas to the string \"two\"",
                          "コミット {sha} はベアリポジトリの main にあり、replicas を文字列 \"two\" にしています",
                          "{sha} 커밋은 베어 저장소의 main에 있고 replicas를 문자열 \"two\"로 바꿉니다"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import (
     automated_enabled,
+    diffs_on_server,
     spec_judge,
     spec_problems,
 )
@@ -103,11 +104,16 @@ def broken_commit_check(state):
 @lab.check(2, "broken-sync-status", hint="ci_broken")
 def broken_sync_status(state):
     value = require(evidence_field(state, "broken.json", "sync_status", "string"))
-    # OutOfSync with the default client-side diff (docs/argocd-observations.md test 6); Unknown
-    # where server-side diff is on (research argocd-facts.md §6: a ComparisonError).
+    # OutOfSync with the default diff (docs/argocd-observations.md test 6); Unknown where the
+    # Application diffs on the server (research argocd-facts.md §6: a ComparisonError), and only
+    # there: an answer the live Application's diff mode cannot give was not seen on it.
+    server_side = diffs_on_server(state.cluster.get("app"))
+    expected = "Unknown" if server_side else "OutOfSync"
+    if value == "Unknown" and not server_side:
+        return failed("sync_status_other_diff", expected=expected, found=value, name=APP)
     if value not in ("OutOfSync", "Unknown"):
-        return failed("value_mismatch", expected="OutOfSync", found=value, what="broken.json sync_status")
-    return passed("value_ok", expected="OutOfSync", found=value, what="broken.json sync_status")
+        return failed("value_mismatch", expected=expected, found=value, what="broken.json sync_status")
+    return passed("value_ok", expected=expected, found=value, what="broken.json sync_status")
 
 
 # gitops-engine sync_context.go: "one or more objects failed to apply, reason: <apiserver error>",
