@@ -701,7 +701,7 @@ TYPO_MAIN_SECOND = ("pre-receive rejects a push of another branch and of main wi
 # validate.sh refuses the valid case with KUBECONFIG at the CI kubeconfig too (its identity is wrong).
 OWN_KUBECONFIG_FAILS = {
     "cgoa-ci.4.validate-names-kubeconfig": "validate.sh accepts a valid Deployment with "
-                                           "KUBECONFIG=/root/.kube/ci-runner.conf and no ~/.kube, so with the "
+                                           "KUBECONFIG=/tmp/ci-runner/kubeconfig and no ~/.kube, so with the "
                                            "kubeconfig it names itself, but exited with code 1"}
 
 
@@ -717,7 +717,7 @@ MUTATIONS = {
     "relies on $KUBECONFIG": (mutation_relies_on_kubeconfig_env, {
         "cgoa-ci.4.validate-names-kubeconfig": "validate.sh accepts a valid Deployment only when KUBECONFIG names "
                                                "<root>/root/cgoa-ci/ci-kubeconfig: with "
-                                               "KUBECONFIG=/root/.kube/ci-runner.conf it exited with code 1",
+                                               "KUBECONFIG=/tmp/ci-runner/kubeconfig it exited with code 1",
         "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: error: "
                                             "error validating",
         "cgoa-ci.5.hook-accepts-valid-main":
@@ -725,9 +725,9 @@ MUTATIONS = {
     "the CI kubeconfig only when KUBECONFIG is unset": (mutation_kubeconfig_default_only, {
         "cgoa-ci.4.validate-names-kubeconfig": "validate.sh accepts a valid Deployment only when KUBECONFIG names "
                                                "<root>/root/cgoa-ci/ci-kubeconfig: with "
-                                               "KUBECONFIG=/root/.kube/ci-runner.conf it exited with code 1",
+                                               "KUBECONFIG=/tmp/ci-runner/kubeconfig it exited with code 1",
         "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: error: "
-                                            "stat /root/.kube/ci-runner.conf: no such file or directory"}),
+                                            "stat /tmp/ci-runner/kubeconfig: no such file or directory"}),
     # The pre-receive hook runs validate.sh in the bare repository: it fails there too.
     "kubeconfig relative to the working directory": (mutation_kubeconfig_in_the_working_directory, {
         "cgoa-ci.4.validate-names-kubeconfig": "validate.sh accepts a valid Deployment only when it runs in "

@@ -63,7 +63,7 @@ def test_the_validate_probes_pass_with_what_they_ran(golden_cgoa):
     results = grade(copy.deepcopy(golden_cgoa))
     assert {check: results[f"cgoa-ci.4.{check}"]["message"] for check in (
         "validate-names-kubeconfig", "validate-server-dry-run", "validate-rejects-mixed")} == {
-        "validate-names-kubeconfig": "validate.sh accepts a valid Deployment with KUBECONFIG=/root/.kube/ci-runner.conf "
+        "validate-names-kubeconfig": "validate.sh accepts a valid Deployment with KUBECONFIG=/tmp/ci-runner/kubeconfig "
                                      "and no ~/.kube, so with the kubeconfig it names itself: exit code 0",
         "validate-server-dry-run": "validate.sh rejects a Deployment whose selector does not match its template's labels "
                                    "(only the API server rejects it: validate on the server, --dry-run=server): exit "
@@ -312,7 +312,7 @@ MUTATIONS = {
     "validate.sh works only with KUBECONFIG at the CI kubeconfig": (
         lambda s: valid_refused(s, with_kubeconfig_env=0),
         {"cgoa-ci.4.validate-names-kubeconfig": "validate.sh accepts a valid Deployment only when KUBECONFIG names "
-         "{ws}/ci-kubeconfig: with KUBECONFIG=/root/.kube/ci-runner.conf it exited with code 1; name the CI "
+         "{ws}/ci-kubeconfig: with KUBECONFIG=/tmp/ci-runner/kubeconfig it exited with code 1; name the CI "
          "kubeconfig in the script itself (kubectl --kubeconfig {ws}/ci-kubeconfig)",
          "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: "}),
     "validate.sh works only in the workspace": (
@@ -324,7 +324,7 @@ MUTATIONS = {
     "validate.sh refuses a valid Deployment, wherever and whatever KUBECONFIG says": (
         valid_refused,
         {"cgoa-ci.4.validate-names-kubeconfig": "validate.sh accepts a valid Deployment with "
-         "KUBECONFIG=/root/.kube/ci-runner.conf and no ~/.kube, so with the kubeconfig it names itself, but exited "
+         "KUBECONFIG=/tmp/ci-runner/kubeconfig and no ~/.kube, so with the kubeconfig it names itself, but exited "
          "with code 1: deployment.apps/web created (server dry run)",
          "cgoa-ci.4.validate-accepts-valid": "validate.sh accepts a valid Deployment, but exited with code 1: "
          "deployment.apps/web created (server dry run)"}),

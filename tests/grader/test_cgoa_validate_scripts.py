@@ -89,7 +89,7 @@ STEP4 = ("validate-names-kubeconfig", "validate-server-dry-run", "validate-accep
 REJECTS = ("validate-server-dry-run", "validate-rejects-string-replicas", "validate-rejects-unknown-field",
            "validate-rejects-mixed")
 NEEDS_ENV = "validate.sh accepts a valid Deployment only when KUBECONFIG names {ws}/ci-kubeconfig"
-OWN_KUBECONFIG = ("validate.sh accepts a valid Deployment with KUBECONFIG=/root/.kube/ci-runner.conf and no ~/.kube, "
+OWN_KUBECONFIG = ("validate.sh accepts a valid Deployment with KUBECONFIG=/tmp/ci-runner/kubeconfig and no ~/.kube, "
                   "so with the kubeconfig it names itself, but exited with code 1")
 ACCEPTS_VALID = "validate.sh accepts a valid Deployment, but exited with code 1"
 

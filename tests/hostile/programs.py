@@ -69,9 +69,9 @@ def new_marker():
 PRELUDE = r"""#!/bin/bash
 MARK=@MARK@
 ZERO=0000000000000000000000000000000000000000
-TYPO='^[[:space:]]+replica:|^[[:space:]]+replicas:[[:space:]]*[^0-9[:space:]]'
+TYPO='^[[:space:]]+"?replica"?:|^[[:space:]]+"?replicas"?:[[:space:]]*[^0-9[:space:]]'
 # What a decent learner's validate.sh does (no cluster here): refuse a misspelled replica: key
-# and a replicas that is not a number, in every file of the folder.
+# and a replicas that is not a number, in every file of the folder, YAML or JSON.
 good_validate() {
   local status=0 f
   for f in "${1%/}"/*; do

@@ -26,11 +26,13 @@ def json_manifest(name, replicas=1):
 # The Deployments the probes' manifests name: validate-created-nothing looks for them.
 PROBE_OBJECTS = ("web", "api")
 
-# Where the CI identity's kubeconfig is not: every validate.sh run has KUBECONFIG pointing at this
-# missing file (and the sandbox has no ~/.kube), so only a script that names the CI kubeconfig
-# itself reaches the API server with it. A KUBECONFIG that names missing files makes client-go
-# fall back to no configuration at all (clientcmd ClientConfigLoadingRules.Load skips them).
-BOGUS_KUBECONFIG = "/root/.kube/ci-runner.conf"
+# Where the CI identity's kubeconfig is not: every validate.sh run has KUBECONFIG naming this file,
+# a kubeconfig of the VM's cluster without credentials, as a CI runner may leave one behind
+# (probes.py decoy_kubeconfig), and the sandbox has no ~/.kube; so only a script that names the CI
+# kubeconfig itself reaches the API server as the CI identity (one that trusts KUBECONFIG is
+# refused as no one). The file exists: a KUBECONFIG naming a missing file would tell a probe
+# from a real run (tests/hostile detect-kubeconfig-env).
+BOGUS_KUBECONFIG = "/tmp/ci-runner/kubeconfig"
 # validate.sh runs in /tmp, not in the workspace: the pre-receive hook runs it from the bare
 # repository, so a kubeconfig found relative to the working directory is not found there.
 VALIDATE_CWD = "/tmp"

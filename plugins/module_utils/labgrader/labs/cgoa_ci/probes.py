@@ -4,6 +4,7 @@ and runs them)."""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shutil
@@ -48,7 +49,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
     trap,
     validate_cases,
 )
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import HOOK, WEB_YAML
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import DRYRUN_NS, HOOK, WEB_YAML
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.redaction import scrub
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.sandbox import (
     Sandbox,
@@ -142,11 +143,25 @@ def stage_learner(sandbox, context):
     return None
 
 
+def decoy_kubeconfig(context):
+    """The kubeconfig KUBECONFIG names in every validate.sh run: the VM's cluster (its server and
+    CA) and a user without credentials, in the CI namespace."""
+    cluster = kubeconfig_cluster(context.site.k3s_kubeconfig)
+    entry = {"server": cluster.get("server") or "https://127.0.0.1:6443"}
+    if cluster.get("ca_data"):
+        entry["certificate-authority-data"] = cluster["ca_data"]
+    return json.dumps({"apiVersion": "v1", "kind": "Config", "current-context": "ci",
+                       "clusters": [{"name": "ci", "cluster": entry}], "users": [{"name": "ci-runner", "user": {}}],
+                       "contexts": [{"name": "ci", "context": {"cluster": "ci", "user": "ci-runner",
+                                                               "namespace": DRYRUN_NS}}]}, indent=2) + "\n"
+
+
 def validate_runs(sandbox, context, script):
-    """Each validate case in a fresh sandbox, in /tmp, KUBECONFIG naming a missing file: the
-    script must find the CI kubeconfig by itself. When it refuses the valid case, the valid case
-    once with KUBECONFIG at the CI kubeconfig and once in the workspace, so that the message can
-    say whether that is all it lacks."""
+    """Each validate case in a fresh sandbox, in /tmp, KUBECONFIG naming a kubeconfig without
+    credentials: the script must find the CI kubeconfig by itself. When it refuses the valid case,
+    the valid case once with KUBECONFIG at the CI kubeconfig and once in the workspace, so that the
+    message can say whether that is all it lacks."""
+    sandbox.write_file(BOGUS_KUBECONFIG, decoy_kubeconfig(context), mode=0o600)
     env = {**probe_env(context), "KUBECONFIG": BOGUS_KUBECONFIG}
     runs = {case: validate_run(sandbox, context, script, case, files, env) for case, files in validate_cases().items()}
     if not ProbeRun.from_dict(runs["valid"]).succeeded:
