@@ -79,7 +79,7 @@ def probe_check(probe, case, should_succeed, what_key, blocked_by=None):
 @lab.check(4, "validate-names-kubeconfig", hint="ci_validate")
 def validate_names_kubeconfig(state):
     """validate.sh finds the CI kubeconfig by itself: it accepted the valid case run in /tmp with
-    KUBECONFIG naming a missing file and no ~/.kube (however the script names the file: an
+    KUBECONFIG naming a kubeconfig without credentials and no ~/.kube (however the script names the file: an
     absolute path, one relative to its own directory). When it refused it, the diagnostic runs
     say whether KUBECONFIG at the CI kubeconfig, or the workspace as the working directory, is
     all it lacks."""
