@@ -159,6 +159,9 @@ def self_heal_due(app):
 #   cache (git.WithCache(s.cache, !q.NoRevisionCache && !q.NoCache)); cmd/argocd-repo-server
 #   --revision-cache-expiration: ARGOCD_RECONCILIATION_TIMEOUT or 3 min. A resolution cached just
 #   before the push hides the commit until it expires, then the next soft refresh reads it.
+# The defaults read at the v3.5.2 tag: cmd/argocd-application-controller/commands/
+# argocd_application_controller.go defaultAppResyncPeriod = 120, defaultAppResyncPeriodJitter = 60;
+# reposerver/cache/cache.go revision-cache-expiration 3*time.Minute.
 # Observed on the plane (tests/controlplane/mutations_cgoa_ci.py "a commit pushed before Argo CD
 # polls it"): a commit pushed right after a hard refresh was read, without a refresh, 182 s later.
 POLL_SECONDS = 120 + 60
