@@ -13,9 +13,8 @@ import re
 
 import pytest
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.lab_command import command_texts
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import LABELS, LEARNER_LABELS
+
+from tests.grader.catalogues import texts
 
 # term: (ja, ko, forbidden in ja, forbidden in ko); the forbidden entries are regular expressions.
 GLOSSARY = {
@@ -44,29 +43,10 @@ GLOSSARY = {
     "check (one graded item)": ("チェック", "검사", [r"項目"], [r"항목"]),
 }
 
-LANGS = {"ja": 1, "ko": 2}
+LANGS = {"ja": 1, "ko": 2}  # index of the language's word in a GLOSSARY entry
 
 
-def catalogue_texts():
-    """(where, lang, text) for every ja/ko text a learner or instructor reads: the labs' catalogue and
-    the report's labels (short labels count as titles: no sentence ending is required of them)."""
-    texts = []
-    for kind, catalogue in (("message", i18n.MESSAGES), ("hint", i18n.HINTS)):
-        for key, entry in catalogue.items():
-            texts += [(f"{kind} {key}", lang, entry[index]) for lang, index in LANGS.items()]
-    for lab in LABS.values():
-        texts += [(f"{lab.id} title", lang, lab.title[lang]) for lang in LANGS]
-        for step, titles in lab.step_titles.items():
-            texts += [(f"{lab.id} step {step} title", lang, titles[lang]) for lang in LANGS]
-    for name, labels in (("report label", LABELS), ("learner text label", LEARNER_LABELS)):
-        texts += [(f"{name} {key} title", lang, text) for lang in LANGS for key, text in labels[lang].items()]
-    # `lab`'s own texts; its usage line is a synopsis, not a sentence (a title)
-    texts += [(f"lab command {where}" + (" title" if where == "usage" else ""), lang, entry[lang])
-              for where, entry in command_texts().items() for lang in LANGS]
-    return texts
-
-
-TEXTS = catalogue_texts()
+TEXTS = texts(LANGS)
 
 
 def without_code(text):
@@ -102,10 +82,9 @@ def test_an_english_term_is_translated_with_its_glossary_word(term):
     ja_word, ko_word = GLOSSARY[term][:2]
     missing = []
     for catalogue in (i18n.MESSAGES, i18n.HINTS):
-        for key, (en, ja, ko) in catalogue.items():
-            if re.search(EN_TERMS[term], without_code(en), re.IGNORECASE):
-                missing += [(key, "ja")] if ja_word not in ja else []
-                missing += [(key, "ko")] if ko_word not in ko else []
+        for key, entry in catalogue.items():
+            if re.search(EN_TERMS[term], without_code(entry["en"]), re.IGNORECASE):
+                missing += [(key, lang) for lang, word in (("ja", ja_word), ("ko", ko_word)) if word not in entry[lang]]
     assert missing == []
 
 

@@ -64,11 +64,11 @@ CAPA, CGOA = (len(LABS["capa-src"].checks), len(LABS["cgoa-ci"].checks))
 HALF_DONE = sum(check.step <= 4 for check in LABS["capa-src"].checks)  # half-done.yaml: steps 1-4 pass
 HALF_DONE_JA = """\
 capa-src  Argo CD のソース: Helm・Kustomize・ウェーブ・フック  {passed}/{total}
-✓ ステップ 1: チャートを Git に置き Application で指す
-✓ ステップ 2: どの Helm の値が優先されるか
-✓ ステップ 3: Helm リリースはなく追跡の目印だけ
-✓ ステップ 4: イメージは Git ではなく Application から
-✗ ステップ 5: 同期ウェーブと PreSync フック
+✓ ステップ 1: Git のチャート charts/web をデプロイする Application src-helm
+✓ ステップ 2: src-helm の valuesObject と parameters、どの値が優先されるか（precedence.json）
+✓ ステップ 3: Helm リリースはなく、Argo CD の追跡用ラベル／アノテーションだけ（tracking.json）
+✓ ステップ 4: Kustomize のオーバーレイを使い、1.28 のイメージを Application で指定する src-kust
+✗ ステップ 5: 同期ウェーブ -1/0/1 と PreSync フックの Job を持つ Application src-waves（waves.json）
     ✗ ベアリポジトリの main の waves/ に ConfigMap settings がありません
       ヒント: 同じフェーズの中では、Argo CD は小さいウェーブから適用し、ウェーブが Healthy になるまで次のウェーブに進みません。\
 時刻は実際のオブジェクトの creationTimestamp から記録してください。
@@ -82,15 +82,16 @@ capa-src  Argo CD のソース: Helm・Kustomize・ウェーブ・フック  {pa
     ✗ Application src-waves が argocd ネームスペースにありません
       ヒント: `kubectl apply -n argocd -f <ファイル>` で適用し、`kubectl -n argocd get app <名前> -o yaml` \
 の出力と比べてください。
-    ✗ {host}/root/capa-src/waves.json がありません (×4)
+    ✗ {host}/root/capa-src/waves.json がありません（4 件のチェックで同じ）
       ヒント: {host}/root/capa-src/waves.json を作成してください。何を書くかはステップに書かれています。
     ✗ src-waves ネームスペースにまだありません: ConfigMap settings, Deployment app, Job smoke
       期待値: ["ConfigMap settings", "Deployment app", "Job smoke"]
-✗ ステップ 6: 失敗したフックが同期を止める
-✗ ステップ 7: selfHeal は手動で増やしたレプリカを戻さない
-✗ ステップ 8: 誰がそれぞれの値を決めたか
+✗ ステップ 6: PreSync フックが失敗するコミットとその修正（failed-hook.json）
+✗ ステップ 7: /spec/replicas を ignoreDifferences に入れた selfHeal: 4 に増やしたレプリカが残る（ignore.json）
+✗ ステップ 8: report.json: それぞれの値を誰が決めたか
 ほかのステップの詳細は lab check <ステップ> で見られます
-capa-src: 8 ステップ中 4 ステップが合格です。次はステップ 5「同期ウェーブと PreSync フック」です
+capa-src: 8 ステップ中 4 ステップが合格です。次はステップ 5「同期ウェーブ -1/0/1 と PreSync フックの Job を持つ \
+Application src-waves（waves.json）」です
 """
 
 
@@ -103,11 +104,11 @@ def test_a_half_done_learner_sees_each_step_and_the_details_of_the_step_they_are
 def test_one_step(half_done, tmp_path):
     config = write_config(half_done, tmp_path, lang="ko")
     assert lab_check(config, "3") == (0, f"capa-src  Argo CD 소스: Helm, Kustomize, 웨이브, 훅  {HALF_DONE}/{CAPA}\n"
-                                         "✓ 단계 3: Helm 릴리스 없이 추적 표시만\n"
+                                         "✓ 3단계: Helm 릴리스 없이 Argo CD의 추적용 레이블/어노테이션만 (tracking.json)\n"
                                          "capa-src: 3단계를 통과했습니다\n")
     code, out = lab_check(config, "6")
     lines = out.splitlines()
-    assert code == 1 and lines[1] == "✗ 단계 6: 실패한 훅이 동기화를 막는다"
+    assert code == 1 and lines[1] == "✗ 6단계: PreSync 훅이 실패하는 커밋과 그 수정 (failed-hook.json)"
     assert all(line.startswith("    ") for line in lines[2:-1]) and len(lines) > 3
     assert lines[-1] == "capa-src: 6단계를 아직 통과하지 못했습니다"
     assert "lab check <" not in out  # the step asked for is shown whole
@@ -116,7 +117,7 @@ def test_one_step(half_done, tmp_path):
 def test_the_language_is_the_option_then_lab_lang_then_the_vms(half_done, tmp_path):
     config = write_config(half_done, tmp_path, lang="ja")
     assert "✓ ステップ 3:" in lab_check(config, "3")[1]
-    assert "✓ 단계 3:" in lab_check(config, "3", environ={"LAB_LANG": "ko"})[1]
+    assert "✓ 3단계:" in lab_check(config, "3", environ={"LAB_LANG": "ko"})[1]
     assert "✓ Step 3:" in lab_check(config, "3", "--lang", "en", environ={"LAB_LANG": "ko"})[1]
     assert "✓ ステップ 3:" in lab_check(config, "3", environ={"LAB_LANG": "fr"})[1]  # not a language: ignored
 
@@ -140,7 +141,7 @@ def test_a_lab_and_a_step_in_either_order(fake_api, tmp_path):
     lines = out.splitlines()
     assert code == 1 and lines[:3] == [
         f"cgoa-ci  CI validates, git gates, Argo CD deploys  {CGOA - 8}/{CGOA}",  # eight checks fail
-        "✗ Step 4: validate.sh rejects what the API server rejects",
+        "✗ Step 4: validate.sh: a server-side dry run of the manifests as the CI ServiceAccount",
         "    ✗ validate.sh rejects a Deployment whose selector does not match its template's labels (only the API "
         "server rejects it: validate on the server, --dry-run=server), but exited with code 0: deployment.apps/web "
         "created (dry run)"]
@@ -188,9 +189,12 @@ def test_arguments_in_any_order(half_done, tmp_path, argv):
     assert (code, out.splitlines()[1:]) == (0, [STEP3_EN, "capa-src: step 3 passes"])
 
 
+USAGE_JA = "使い方: lab check [ラボ] [ステップ] [--lang en|ja|ko]"
+
+
 def test_bare_lab_prints_the_usage_in_the_vms_language(half_done, tmp_path):
     config = write_config(half_done, tmp_path, lang="ja")
-    usage = f"{lab_command.USAGE['ja']}\n{lab_command.ABOUT['ja']}\n"
+    usage = f"{USAGE_JA}\nこの VM でのラボの作業を確認し（読み取りのみ）、次にすることを示します。\n"
     assert lab(config) == (2, usage, "")
     assert lab(config, "--help") == (0, usage, "")
 
@@ -203,7 +207,7 @@ def test_bare_lab_prints_the_usage_in_the_vms_language(half_done, tmp_path):
 ])
 def test_a_wrong_argument_is_said_in_the_vms_language_with_the_usage(half_done, tmp_path, argv, message):
     code, out, _ = lab(write_config(half_done, tmp_path, lang="ja"), *argv)
-    assert (code, out) == (2, f"{message}\n{lab_command.USAGE['ja']}\n")
+    assert (code, out) == (2, f"{message}\n{USAGE_JA}\n")
 
 
 def test_while_argo_cd_converges_it_says_so_and_the_hint_is_to_look_again(fake_api, tmp_path):

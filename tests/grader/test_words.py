@@ -28,11 +28,12 @@ import pytest
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.health import cluster_probes
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kubestate import ClusterError, KubeReader
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.lab_command import command_texts, error_text
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.lab_command import error_text
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import LABELS, LEARNER_LABELS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import REPORT_TEXTS
 
 from tests.conftest import WORLDS
+from tests.grader.catalogues import texts
 from tests.grader.conftest import collect_host
 
 LANGS = ("ja", "ko")
@@ -64,6 +65,8 @@ ALLOWED = {
     "lab", "check", "en", "ja", "ko",
     # git's words for what a learner does with it (written as in the git CLI)
     "push", "revert", "origin", "main", "scale", "hook", "ci",
+    # the production environment, as the labs name it (values-prod.yaml, overlays/prod, prod-api)
+    "prod",
 }
 
 # Parameters whose values come from outside the grader: what the learner wrote, what a program
@@ -98,22 +101,8 @@ def fields(template):
 
 def catalogue_texts():
     """(where, lang, text) for the catalogue's own words, placeholders marked."""
-    texts = []
-    for kind, catalogue in (("message", i18n.MESSAGES), ("hint", i18n.HINTS)):
-        for key, entry in catalogue.items():
-            for lang in LANGS:
-                template = i18n.pick(entry, lang)
-                texts.append((f"{kind} {key}", lang, template.format_map(dict.fromkeys(fields(template), MARK))))
-    for lab in LABS.values():
-        texts += [(f"{lab.id} title", lang, lab.title[lang]) for lang in LANGS]
-        texts += [(f"{lab.id} step {step} title", lang, titles[lang])
-                  for step, titles in lab.step_titles.items() for lang in LANGS]
-    for name, labels in (("report label", LABELS), ("learner report label", LEARNER_LABELS)):
-        texts += [(f"{name} {key}", lang, text.format_map(dict.fromkeys(fields(text), MARK)))
-                  for lang in LANGS for key, text in labels[lang].items()]
-    texts += [(f"lab command {where}", lang, entry[lang].format_map(dict.fromkeys(fields(entry[lang]), MARK)))
-              for where, entry in command_texts().items() for lang in LANGS]
-    return texts
+    return [(where, lang, template.format_map(dict.fromkeys(fields(template), MARK)))
+            for where, lang, template in texts(LANGS)]
 
 
 def world_paths():
@@ -230,3 +219,10 @@ def test_the_health_gate_says_why_in_every_language(tmp_path):
     assert error_text(error, "ja") == (
         f"gitsrv ネームスペースに Service gitd がありません; kubeconfig {tmp_path}/no-kubeconfig がありません")
     assert error_text({**error, "reasons": None}, "ja") == error["message"]  # text from elsewhere stays as it is
+
+
+def test_korean_writes_step_n_one_way():
+    """"5단계" (the number first, as Korean counts steps), never "단계 5" or "단계 {step}"."""
+    other_form = re.compile(r"단계\s*(?:\{[a-z_]+\}|\d)")
+    assert [(where, text) for where, lang, text in catalogue_texts() if lang == "ko" and other_form.search(text)] == []
+    assert REPORT_TEXTS["step_n"]["ko"] == "{step}단계"

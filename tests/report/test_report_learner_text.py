@@ -36,6 +36,16 @@ def test_failing_check_shows_message_expected_found_and_hint_in_japanese():
     ]
 
 
+def test_korean_puts_the_step_number_first_and_says_what_a_repeat_means():
+    failing = check("FAIL", "tracking.json 파일이 없습니다", None, None, "파일을 만드세요")
+    host = normalize_records([record("ko", [check("PASS", "ok"), failing, dict(failing)])])[0]
+    assert build_learner_text(host, "2026-11-30T05:00:00Z").splitlines()[3:] == [
+        "✗ 1단계: Chart in git",
+        "    ✗ tracking.json 파일이 없습니다 (검사 2개에서 같음)",
+        "      힌트: 파일을 만드세요",
+    ]
+
+
 def test_string_and_number_stay_distinguishable():
     host = normalize_records([record("en", [check("PASS", "ok"), check("FAIL", "m", 4, "4")])])[0]
     text = build_learner_text(host, "t")
@@ -76,7 +86,7 @@ def test_null_values_and_repeats_are_not_noise():
     assert lines[2:] == [
         "== capa-src  1/14",
         "✗ Step 1: title 1",
-        f"    ✗ {REPO_MISSING} (×6)",
+        f"    ✗ {REPO_MISSING} (the same in 6 checks)",
         f"      Hint: {REPO_HINT}",
         "    ✗ app.yaml: expected 3, found 2",
         "      Hint: Check the Application file.",

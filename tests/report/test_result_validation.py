@@ -189,7 +189,7 @@ def lab_result_without_steps(record):
     (extra_lab, "result rejected: lab zzz-lab is not enrolled on this host"),
     (extra_check, "result rejected: lab capa-src has no check capa-src.1.forged"),
     (renamed_title, "result rejected: lab capa-src step 1 is titled 'Everyone passes', "
-                    "not 'Chart in git, Application points at it'"),
+                    "not 'Application src-helm deploying the chart charts/web from git'"),
     (bad_status, f"result rejected: check {FIRST_CAPA} has status 'pass', not one of PASS, FAIL, PENDING, ERROR"),
     (summary_disagrees, "result rejected: lab capa-src has summary "
                         "{'PASS': 56, 'FAIL': 0, 'PENDING': 0, 'ERROR': 0, 'total': 56}, but its checks give "
@@ -271,7 +271,7 @@ def test_columns_follow_the_registry_not_a_result():
     columns = views.lab_columns([host])
     assert [c["id"] for c in columns] == BOTH
     assert [s["titles"] for s in columns[1]["steps"]] == [CGOA.step_titles[n] for n in sorted(CGOA.step_titles)]
-    assert columns[0]["steps"][0]["title"] == "Chart in git, Application points at it"
+    assert columns[0]["steps"][0]["title"] == "Application src-helm deploying the chart charts/web from git"
 
 
 # --- the module -------------------------------------------------------------------------------
@@ -295,7 +295,8 @@ def test_the_module_reports_a_rejected_host_and_refuses_bad_enrolment(tmp_path, 
                                               "learner03": {"lab_enrolled": BOTH}}, ["learner01", "learner03"])
     result = run(settings)
     assert result["host_errors"] == [{"host": "learner03", "kind": "grader", "message": (
-        "result rejected: lab capa-src step 1 is titled 'Forged', not 'Chart in git, Application points at it'")}]
+        "result rejected: lab capa-src step 1 is titled 'Forged', not "
+        "'Application src-helm deploying the chart charts/web from git'")}]
     assert result["counts"]["hosts_graded"] == 1
     result = run({"learner01": 7})
     assert result["failed"] is True

@@ -36,6 +36,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdic
     summarize,
     worst,
 )
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import translations
 
 
 class UndeclaredRead(KeyError):
@@ -215,7 +216,7 @@ class Owned:
 class Lab:
     """One lab: its id, title, step titles, declared reads, messages and checks, and what it owns.
 
-    `reads` is a collect.Reads. `messages` and `hints` are {key: (en, ja, ko)}; they join the
+    `reads` is a collect.Reads. `messages` and `hints` are {key: {lang: text}}; they join the
     shared catalogue of i18n when the lab is registered (labs/__init__.py). Its reference solution
     lives in its package (labs/<id>/solution.py) but not on this object: lab_grade and `lab check`
     run on the learner's VM and ship what the Lab imports (solutions/registry.py).
@@ -223,8 +224,8 @@ class Lab:
 
     def __init__(self, lab_id, title, step_titles, reads, messages=None, hints=None, owns=None):
         self.id = lab_id
-        self.title = title  # {lang: text}
-        self.step_titles = step_titles  # {step: {lang: title}}
+        self.title = translations({"title": title}, lab_id)["title"]  # {lang: text}
+        self.step_titles = translations(step_titles, f"{lab_id} step titles")  # {step: {lang: title}}
         self.reads = reads
         self.messages = messages or {}
         self.hints = hints or {}

@@ -8,296 +8,278 @@ from __future__ import annotations
 
 import json
 
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import LANGUAGES
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import translations
 
-# {key: (en, ja, ko)}; placeholders are str.format fields filled from the check's params.
+# {key: {lang: text}}; placeholders are str.format fields filled from the check's params.
 MESSAGES = {
-    "value_ok": ("{what} is {found}",
-                 "{what} は {found} で、正しい値です",
-                 "{what}: {found}, 올바른 값입니다"),
-    "value_mismatch": ("{what}: expected {expected}, found {found}",
-                       "{what}: 期待値は {expected} ですが、実際は {found} です",
-                       "{what}: 기댓값은 {expected}, 실제 값은 {found}입니다"),
-    "live_disagrees": ("{what}: you recorded {recorded}, but the live cluster shows {found} (expected {expected})",
-                       "{what}: 記録は {recorded} ですが、クラスターの実際の値は {found} です（期待値は {expected}）",
-                       "{what}: 기록한 값은 {recorded}, 클러스터의 실제 값은 {found}입니다 (기댓값 {expected})"),
-    "wrong_type": ("{what}: the JSON type must be {expected_type}, found {found_type} ({found})",
-                   "{what}: JSON の型は {expected_type} である必要がありますが、"
-                   "{found_type}（{found}）が書かれています",
-                   "{what}: 필요한 JSON 타입은 {expected_type}, 쓰여 있는 타입은 {found_type} ({found})입니다"),
-    "missing_key": ("{what}: the key \"{key}\" is missing",
-                    "{what}: キー \"{key}\" がありません",
-                    "{what}: \"{key}\" 키가 없습니다"),
-    "inconsistent_evidence": ("{what} contradicts {other} (found {found}, expected {expected})",
-                              "{what} が {other} と矛盾しています（実際は {found}、期待値は {expected}）",
-                              "{what} 값이 {other} 값과 맞지 않습니다 (실제 {found}, 기댓값 {expected})"),
-    "file_missing": ("{path} does not exist",
-                     "{path} がありません",
-                     "{path} 경로가 없습니다"),
-    "file_empty": ("{path} is empty",
-                   "{path} が空です",
-                   "{path} 파일이 비어 있습니다"),
-    "file_too_large": ("{path} is too large to be an evidence file ({detail})",
-                       "{path} は大きすぎるため、証拠ファイルとして読めません（{detail}）",
-                       "{path} 파일이 너무 커서 증거 파일로 읽을 수 없습니다 ({detail})"),
-    "file_binary": ("{path} is not UTF-8 text",
-                    "{path} は UTF-8 のテキストではありません",
-                    "{path} 파일이 UTF-8 텍스트가 아닙니다"),
-    "file_outside": ("{path} points outside the workspace ({detail})",
-                     "{path} はワークスペースの外を指しています（{detail}）",
-                     "{path} 경로가 작업 공간 밖을 가리킵니다 ({detail})"),
-    "file_not_regular": ("{path} is not a regular file",
-                         "{path} は通常のファイルではありません",
-                         "{path} 경로가 일반 파일이 아닙니다"),
-    "file_unreadable": ("{path} cannot be read: {detail}",
-                        "{path} を読めません: {detail}",
-                        "{path} 파일을 읽을 수 없습니다: {detail}"),
-    "file_invalid_json": ("{path} is not valid JSON: {detail}",
-                          "{path} は正しい JSON ではありません: {detail}",
-                          "{path} 파일이 올바른 JSON이 아닙니다: {detail}"),
-    "file_invalid_yaml": ("{path} is not valid YAML: {detail}",
-                          "{path} は正しい YAML ではありません: {detail}",
-                          "{path} 파일이 올바른 YAML이 아닙니다: {detail}"),
-    "no_application_in_file": ("no Application named {name} in the file (found {found})",
-                               "ファイルに Application {name} がありません（見つかったもの: {found}）",
-                               "파일에 {name} Application이 없습니다 (찾은 것: {found})"),
-    "spec_ok": ("{what} has the expected source, destination and sync policy",
-                "{what} のソース・宛先・同期ポリシーは正しく設定されています",
-                "{what}의 소스, 대상, 동기화 정책이 올바릅니다"),
-    "spec_mismatch": ("{what}: fields differ (field: expected / found): {details}",
-                      "{what}: 異なるフィールドがあります（フィールド: 期待値 / 実際の値）: {details}",
-                      "{what}: 다른 필드가 있습니다 (필드: 기댓값 / 실제 값): {details}"),
-    "live_app_missing": ("Application {name} does not exist in namespace {argocd_namespace}",
-                         "Application {name} が {argocd_namespace} ネームスペースにありません",
-                         "{argocd_namespace} 네임스페이스에 {name} Application이 없습니다"),
-    "app_synced_healthy": ("Application {name} is Synced and Healthy",
-                           "Application {name} は Synced かつ Healthy です",
-                           "{name} Application이 Synced, Healthy 상태입니다"),
-    "app_not_synced_healthy": ("Application {name} is {sync} / {health}, expected Synced / Healthy",
-                               "Application {name} は {sync} / {health} です。Synced / Healthy になる必要があります",
-                               "{name} Application의 상태가 {sync} / {health}입니다. Synced / Healthy 상태여야 "
-                               "합니다"),
-    "self_heal_due": ("Application {name} is OutOfSync with a live change that selfHeal will sync back after its "
-                      "backoff (by default at most 5 minutes); not final yet",
-                      "Application {name} は OutOfSync です。ライブの変更は、バックオフ（既定では最大 5 分）の後に selfHeal "
-                      "が Git の状態に戻します。この結果はまだ確定していません",
-                      "{name} Application이 OutOfSync 상태입니다. 라이브 변경은 백오프(기본값 최대 5분) 뒤에 selfHeal이 "
-                      "Git 상태로 되돌립니다. 이 결과는 아직 확정되지 않았습니다"),
-    "app_converging": ("Application {name} is still converging ({sync} / {health}); not final yet",
-                       "Application {name} はまだ同期中です（{sync} / {health}）。この結果はまだ確定していません",
-                       "{name} Application이 아직 동기화 중입니다 ({sync} / {health}). 이 결과는 아직 확정되지 않았습니다"),
-    "rollout_in_progress": ("{what} is still rolling out: {found}",
-                            "{what} はまだロールアウト中です: {found}",
-                            "{what}: 아직 롤아웃 중입니다 (현재 {found})"),
-    "blocked_by": ("blocked by step {step}: {reason_text}",
-                   "ステップ {step} が完了していないため確認できません: {reason_text}",
-                   "{step}단계가 끝나지 않아 확인할 수 없습니다: {reason_text}"),
-    "live_object_missing": ("{what} does not exist in the cluster",
-                            "{what} がクラスターにありません",
-                            "클러스터에 {what} 리소스가 없습니다"),
-    "live_objects_missing": ("not in namespace {namespace} yet: {what}",
-                             "{namespace} ネームスペースにまだありません: {what}",
-                             "{namespace} 네임스페이스에 아직 없습니다: {what}"),
-    "live_object_missing_named": ("{kind} {namespace}/{name} does not exist in the cluster",
-                                  "{kind} {namespace}/{name} がクラスターにありません",
-                                  "클러스터에 {kind} {namespace}/{name} 리소스가 없습니다"),
-    "git_dir_missing": ("the bare repository's main has no {path}",
-                        "ベアリポジトリの main に {path} がありません",
-                        "베어 저장소의 main에 {path} 경로가 없습니다"),
-    "live_values_ok": ("{what} is as expected: {found}",
-                       "{what} は期待どおりです: {found}",
-                       "{what}: 기대한 대로입니다 ({found})"),
-    "live_values_mismatch": ("{what}: expected {expected}, found {found}",
-                             "{what}: 期待値は {expected} ですが、実際は {found} です",
-                             "{what}: 기댓값은 {expected}, 실제 값은 {found}입니다"),
-    "repo_ok": ("{path} is a bare repository with branch main",
-                "{path} は main ブランチを持つベアリポジトリです",
-                "{path} 경로는 main 브랜치가 있는 베어 저장소입니다"),
-    "repo_missing": ("{path} does not exist",
-                     "{path} がありません",
-                     "{path} 경로가 없습니다"),
-    "repo_not_a_repo": ("{path} is not a git repository",
-                        "{path} は Git リポジトリではありません",
-                        "{path} 경로가 Git 저장소가 아닙니다"),
-    "repo_not_bare": ("{path} is not a bare repository (create it with git init --bare)",
-                      "{path} はベアリポジトリではありません（git init --bare で作成します）",
-                      "{path} 경로가 베어 저장소가 아닙니다 (git init --bare로 만드세요)"),
-    "repo_no_branch": ("{path} has no branch main (branches: {detail})",
-                       "{path} に main ブランチがありません（ブランチ: {detail}）",
-                       "{path} 저장소에 main 브랜치가 없습니다 (브랜치: {detail})"),
-    "repo_unreadable": ("{path} cannot be read: {detail}",
-                        "{path} を読めません: {detail}",
-                        "{path} 저장소를 읽을 수 없습니다: {detail}"),
-    "clone_missing": ("{path} does not exist",
-                      "{path} がありません",
-                      "{path} 경로가 없습니다"),
-    "clone_not_a_clone": ("{path} is not a git clone ({detail})",
-                          "{path} は Git のクローンではありません（{detail}）",
-                          "{path} 경로가 Git 클론이 아닙니다 ({detail})"),
-    "clone_unreadable": ("{path}/.git/config cannot be read: {detail}",
-                         "{path}/.git/config を読めません: {detail}",
-                         "{path}/.git/config 파일을 읽을 수 없습니다: {detail}"),
-    "origin_ok": ("{path} has origin {found}",
-                  "{path} の origin は {found} です",
-                  "{path} 클론의 origin은 {found}입니다"),
-    "push_url_mismatch": ("{path}: git pushes origin to {found}, not to {expected} (remote.origin.pushurl)",
-                          "{path}: origin への push 先が {expected} ではなく {found} "
-                          "になっています（remote.origin.pushurl）",
-                          "{path}: origin의 push 대상이 {expected} 대신 {found}입니다 (remote.origin.pushurl)"),
-    "origin_mismatch": ("{path}: origin is {found}, expected {expected}",
-                        "{path}: origin は {found} ですが、{expected} である必要があります",
-                        "{path}: origin이 {found}입니다. 기댓값은 {expected}입니다"),
-    "git_file_missing": ("the bare repository's main has no {path}",
-                         "ベアリポジトリの main に {path} がありません",
-                         "베어 저장소의 main에 {path} 파일이 없습니다"),
-    "git_file_invalid": ("{path} in bare main cannot be parsed: {detail}",
-                         "ベアリポジトリの main の {path} を解析できません: {detail}",
-                         "베어 저장소 main의 {path} 파일을 해석할 수 없습니다: {detail}"),
-    "git_values_ok": ("{path} in bare main is as expected",
-                      "ベアリポジトリの main の {path} は期待どおりです",
-                      "베어 저장소 main의 {path} 파일이 기대한 대로입니다"),
-    "git_values_mismatch": ("{path} in bare main: expected {expected}, found {found}",
-                            "ベアリポジトリの main の {path}: 期待値は {expected} ですが、実際は {found} です",
-                            "베어 저장소 main의 {path}: 기댓값은 {expected}, 실제 값은 {found}입니다"),
-    "git_object_missing": ("no {kind} {name} under {path} in bare main",
-                           "ベアリポジトリの main の {path} に {kind} {name} がありません",
-                           "베어 저장소 main의 {path}에 {kind} {name} 리소스가 없습니다"),
-    "not_rfc3339": ("{what} {found} is not an RFC 3339 timestamp with a time zone",
-                    "{what} の {found} はタイムゾーン付きの RFC 3339 時刻ではありません",
-                    "{what} 값 {found}: 시간대가 포함된 RFC 3339 시각이 아닙니다"),
-    "commit_not_on_main": ("commit {found} is not on bare main",
-                           "コミット {found} はベアリポジトリの main にありません",
-                           "베어 저장소의 main에 {found} 커밋이 없습니다"),
-    "time_in_future": ("the times are in the future: {found}",
-                       "時刻が未来になっています: {found}",
-                       "시각이 미래입니다: {found}"),
-    "cluster_unreadable": ("the cluster could not be read ({kind}: {detail})",
-                           "クラスターを読めませんでした（{kind}: {detail}）",
-                           "클러스터를 읽을 수 없었습니다 ({kind}: {detail})"),
-    "grader_out_of_time": ("the grader ran out of time for lab {lab} (its {share} s share of the {budget} s budget) "
-                           "before it could {task}",
-                           "ラボ {lab} の採点時間（全体の {budget} 秒のうち、このラボの持ち分 {share} "
-                           "秒）が尽きたため、{task}ことができませんでした",
-                           "{lab} 랩의 채점 시간(전체 {budget}초 중 이 랩의 몫 {share}초)이 다 되어 {task} 수 "
-                           "없었습니다"),
-    "grader_probes_out_of_time": ("the grader ran out of time for the probes of lab {lab} ({probe_share} s of its "
-                                  "{share} s share of the {budget} s budget) before it could {task}",
-                                  "ラボ {lab} のプローブに使える時間（全体の {budget} 秒のうち、このラボの持ち分 "
-                                  "{share} 秒の中の {probe_share} 秒）が尽きたため、{task}ことができませんでした",
-                                  "{lab} 랩의 프로브에 쓸 수 있는 시간(전체 {budget}초 중 이 랩의 몫 {share}초 가운데 "
-                                  "{probe_share}초)이 다 되어 {task} 수 없었습니다"),
+    "value_ok": {"en": "{what} is {found}", "ja": "{what} は {found} で、正しい値です", "ko": "{what}: {found}, 올바른 값입니다"},
+    "value_mismatch": {"en": "{what}: expected {expected}, found {found}",
+                       "ja": "{what}: 期待値は {expected} ですが、実際は {found} です",
+                       "ko": "{what}: 기댓값은 {expected}, 실제 값은 {found}입니다"},
+    "live_disagrees": {"en": "{what}: you recorded {recorded}, but the live cluster shows {found} (expected {expected})",
+                       "ja": "{what}: 記録は {recorded} ですが、クラスターの実際の値は {found} です（期待値は {expected}）",
+                       "ko": "{what}: 기록한 값은 {recorded}, 클러스터의 실제 값은 {found}입니다 (기댓값 {expected})"},
+    "wrong_type": {"en": "{what}: the JSON type must be {expected_type}, found {found_type} ({found})",
+                   "ja": "{what}: JSON の型は {expected_type} である必要がありますが、{found_type}（{found}）が書かれています",
+                   "ko": "{what}: 필요한 JSON 타입은 {expected_type}, 쓰여 있는 타입은 {found_type} ({found})입니다"},
+    "missing_key": {"en": "{what}: the key \"{key}\" is missing",
+                    "ja": "{what}: キー \"{key}\" がありません",
+                    "ko": "{what}: \"{key}\" 키가 없습니다"},
+    "inconsistent_evidence": {"en": "{what} contradicts {other} (found {found}, expected {expected})",
+                              "ja": "{what} が {other} と矛盾しています（実際は {found}、期待値は {expected}）",
+                              "ko": "{what} 값이 {other} 값과 맞지 않습니다 (실제 {found}, 기댓값 {expected})"},
+    "file_missing": {"en": "{path} does not exist", "ja": "{path} がありません", "ko": "{path} 경로가 없습니다"},
+    "file_empty": {"en": "{path} is empty", "ja": "{path} が空です", "ko": "{path} 파일이 비어 있습니다"},
+    "file_too_large": {"en": "{path} is too large to be an evidence file ({detail})",
+                       "ja": "{path} は大きすぎるため、証拠ファイルとして読めません（{detail}）",
+                       "ko": "{path} 파일이 너무 커서 증거 파일로 읽을 수 없습니다 ({detail})"},
+    "file_binary": {"en": "{path} is not UTF-8 text",
+                    "ja": "{path} は UTF-8 のテキストではありません",
+                    "ko": "{path} 파일이 UTF-8 텍스트가 아닙니다"},
+    "file_outside": {"en": "{path} points outside the workspace ({detail})",
+                     "ja": "{path} はワークスペースの外を指しています（{detail}）",
+                     "ko": "{path} 경로가 작업 공간 밖을 가리킵니다 ({detail})"},
+    "file_not_regular": {"en": "{path} is not a regular file",
+                         "ja": "{path} は通常のファイルではありません",
+                         "ko": "{path} 경로가 일반 파일이 아닙니다"},
+    "file_unreadable": {"en": "{path} cannot be read: {detail}",
+                        "ja": "{path} を読めません: {detail}",
+                        "ko": "{path} 파일을 읽을 수 없습니다: {detail}"},
+    "file_invalid_json": {"en": "{path} is not valid JSON: {detail}",
+                          "ja": "{path} は正しい JSON ではありません: {detail}",
+                          "ko": "{path} 파일이 올바른 JSON이 아닙니다: {detail}"},
+    "file_invalid_yaml": {"en": "{path} is not valid YAML: {detail}",
+                          "ja": "{path} は正しい YAML ではありません: {detail}",
+                          "ko": "{path} 파일이 올바른 YAML이 아닙니다: {detail}"},
+    "no_application_in_file": {"en": "no Application named {name} in the file (found {found})",
+                               "ja": "ファイルに Application {name} がありません（見つかったもの: {found}）",
+                               "ko": "파일에 {name} Application이 없습니다 (찾은 것: {found})"},
+    "spec_ok": {"en": "{what} has the expected source, destination and sync policy",
+                "ja": "{what} のソース・宛先・同期ポリシーは正しく設定されています",
+                "ko": "{what}의 소스, 대상, 동기화 정책이 올바릅니다"},
+    "spec_mismatch": {"en": "{what}: fields differ (field: expected / found): {details}",
+                      "ja": "{what}: 異なるフィールドがあります（フィールド: 期待値 / 実際の値）: {details}",
+                      "ko": "{what}: 다른 필드가 있습니다 (필드: 기댓값 / 실제 값): {details}"},
+    "live_app_missing": {"en": "Application {name} does not exist in namespace {argocd_namespace}",
+                         "ja": "Application {name} が {argocd_namespace} ネームスペースにありません",
+                         "ko": "{argocd_namespace} 네임스페이스에 {name} Application이 없습니다"},
+    "app_synced_healthy": {"en": "Application {name} is Synced and Healthy",
+                           "ja": "Application {name} は Synced かつ Healthy です",
+                           "ko": "{name} Application이 Synced, Healthy 상태입니다"},
+    "app_not_synced_healthy": {"en": "Application {name} is {sync} / {health}, expected Synced / Healthy",
+                               "ja": "Application {name} は {sync} / {health} です。Synced / Healthy になる必要があります",
+                               "ko": "{name} Application의 상태가 {sync} / {health}입니다. Synced / Healthy 상태여야 합니다"},
+    "self_heal_due": {"en": "Application {name} is OutOfSync with a live change that selfHeal will sync back after its backoff "
+                            "(by default at most 5 minutes); not final yet",
+                      "ja": "Application {name} は OutOfSync です。ライブの変更は、バックオフ（既定では最大 5 分）の後に "
+                            "selfHeal が Git の状態に戻します。この結果はまだ確定していません",
+                      "ko": "{name} Application이 OutOfSync 상태입니다. 라이브 변경은 백오프(기본값 최대 5분) 뒤에 selfHeal이 "
+                            "Git 상태로 되돌립니다. 이 결과는 아직 확정되지 않았습니다"},
+    "app_converging": {"en": "Application {name} is still converging ({sync} / {health}); not final yet",
+                       "ja": "Application {name} はまだ同期中です（{sync} / {health}）。この結果はまだ確定していません",
+                       "ko": "{name} Application이 아직 동기화 중입니다 ({sync} / {health}). 이 결과는 아직 확정되지 않았습니다"},
+    "rollout_in_progress": {"en": "{what} is still rolling out: {found}",
+                            "ja": "{what} はまだロールアウト中です: {found}",
+                            "ko": "{what}: 아직 롤아웃 중입니다 (현재 {found})"},
+    "blocked_by": {"en": "blocked by step {step}: {reason_text}",
+                   "ja": "ステップ {step} が完了していないため確認できません: {reason_text}",
+                   "ko": "{step}단계가 끝나지 않아 확인할 수 없습니다: {reason_text}"},
+    "live_object_missing": {"en": "{what} does not exist in the cluster",
+                            "ja": "{what} がクラスターにありません",
+                            "ko": "클러스터에 {what} 리소스가 없습니다"},
+    "live_objects_missing": {"en": "not in namespace {namespace} yet: {what}",
+                             "ja": "{namespace} ネームスペースにまだありません: {what}",
+                             "ko": "{namespace} 네임스페이스에 아직 없습니다: {what}"},
+    "live_object_missing_named": {"en": "{kind} {namespace}/{name} does not exist in the cluster",
+                                  "ja": "{kind} {namespace}/{name} がクラスターにありません",
+                                  "ko": "클러스터에 {kind} {namespace}/{name} 리소스가 없습니다"},
+    "git_dir_missing": {"en": "the bare repository's main has no {path}",
+                        "ja": "ベアリポジトリの main に {path} がありません",
+                        "ko": "베어 저장소의 main에 {path} 경로가 없습니다"},
+    "live_values_ok": {"en": "{what} is as expected: {found}",
+                       "ja": "{what} は期待どおりです: {found}",
+                       "ko": "{what}: 기대한 대로입니다 ({found})"},
+    "live_values_mismatch": {"en": "{what}: expected {expected}, found {found}",
+                             "ja": "{what}: 期待値は {expected} ですが、実際は {found} です",
+                             "ko": "{what}: 기댓값은 {expected}, 실제 값은 {found}입니다"},
+    "repo_ok": {"en": "{path} is a bare repository with branch main",
+                "ja": "{path} は main ブランチを持つベアリポジトリです",
+                "ko": "{path} 경로는 main 브랜치가 있는 베어 저장소입니다"},
+    "repo_missing": {"en": "{path} does not exist", "ja": "{path} がありません", "ko": "{path} 경로가 없습니다"},
+    "repo_not_a_repo": {"en": "{path} is not a git repository",
+                        "ja": "{path} は Git リポジトリではありません",
+                        "ko": "{path} 경로가 Git 저장소가 아닙니다"},
+    "repo_not_bare": {"en": "{path} is not a bare repository (create it with git init --bare)",
+                      "ja": "{path} はベアリポジトリではありません（git init --bare で作成します）",
+                      "ko": "{path} 경로가 베어 저장소가 아닙니다 (git init --bare로 만드세요)"},
+    "repo_no_branch": {"en": "{path} has no branch main (branches: {detail})",
+                       "ja": "{path} に main ブランチがありません（ブランチ: {detail}）",
+                       "ko": "{path} 저장소에 main 브랜치가 없습니다 (브랜치: {detail})"},
+    "repo_unreadable": {"en": "{path} cannot be read: {detail}",
+                        "ja": "{path} を読めません: {detail}",
+                        "ko": "{path} 저장소를 읽을 수 없습니다: {detail}"},
+    "clone_missing": {"en": "{path} does not exist", "ja": "{path} がありません", "ko": "{path} 경로가 없습니다"},
+    "clone_not_a_clone": {"en": "{path} is not a git clone ({detail})",
+                          "ja": "{path} は Git のクローンではありません（{detail}）",
+                          "ko": "{path} 경로가 Git 클론이 아닙니다 ({detail})"},
+    "clone_unreadable": {"en": "{path}/.git/config cannot be read: {detail}",
+                         "ja": "{path}/.git/config を読めません: {detail}",
+                         "ko": "{path}/.git/config 파일을 읽을 수 없습니다: {detail}"},
+    "origin_ok": {"en": "{path} has origin {found}",
+                  "ja": "{path} の origin は {found} です",
+                  "ko": "{path} 클론의 origin은 {found}입니다"},
+    "push_url_mismatch": {"en": "{path}: git pushes origin to {found}, not to {expected} (remote.origin.pushurl)",
+                          "ja": "{path}: origin への push 先が {expected} ではなく {found} になっています（remote.origin.pushurl"
+                                "）",
+                          "ko": "{path}: origin의 push 대상이 {expected} 대신 {found}입니다 (remote.origin.pushurl)"},
+    "origin_mismatch": {"en": "{path}: origin is {found}, expected {expected}",
+                        "ja": "{path}: origin は {found} ですが、{expected} である必要があります",
+                        "ko": "{path}: origin이 {found}입니다. 기댓값은 {expected}입니다"},
+    "git_file_missing": {"en": "the bare repository's main has no {path}",
+                         "ja": "ベアリポジトリの main に {path} がありません",
+                         "ko": "베어 저장소의 main에 {path} 파일이 없습니다"},
+    "git_file_invalid": {"en": "{path} in bare main cannot be parsed: {detail}",
+                         "ja": "ベアリポジトリの main の {path} を解析できません: {detail}",
+                         "ko": "베어 저장소 main의 {path} 파일을 해석할 수 없습니다: {detail}"},
+    "git_values_ok": {"en": "{path} in bare main is as expected",
+                      "ja": "ベアリポジトリの main の {path} は期待どおりです",
+                      "ko": "베어 저장소 main의 {path} 파일이 기대한 대로입니다"},
+    "git_values_mismatch": {"en": "{path} in bare main: expected {expected}, found {found}",
+                            "ja": "ベアリポジトリの main の {path}: 期待値は {expected} ですが、実際は {found} です",
+                            "ko": "베어 저장소 main의 {path}: 기댓값은 {expected}, 실제 값은 {found}입니다"},
+    "git_object_missing": {"en": "no {kind} {name} under {path} in bare main",
+                           "ja": "ベアリポジトリの main の {path} に {kind} {name} がありません",
+                           "ko": "베어 저장소 main의 {path}에 {kind} {name} 리소스가 없습니다"},
+    "not_rfc3339": {"en": "{what} {found} is not an RFC 3339 timestamp with a time zone",
+                    "ja": "{what} の {found} はタイムゾーン付きの RFC 3339 時刻ではありません",
+                    "ko": "{what} 값 {found}: 시간대가 포함된 RFC 3339 시각이 아닙니다"},
+    "commit_not_on_main": {"en": "commit {found} is not on bare main",
+                           "ja": "コミット {found} はベアリポジトリの main にありません",
+                           "ko": "베어 저장소의 main에 {found} 커밋이 없습니다"},
+    "time_in_future": {"en": "the times are in the future: {found}",
+                       "ja": "時刻が未来になっています: {found}",
+                       "ko": "시각이 미래입니다: {found}"},
+    "cluster_unreadable": {"en": "the cluster could not be read ({kind}: {detail})",
+                           "ja": "クラスターを読めませんでした（{kind}: {detail}）",
+                           "ko": "클러스터를 읽을 수 없었습니다 ({kind}: {detail})"},
+    "grader_out_of_time": {"en": "the grader ran out of time for lab {lab} (its {share} s share of the {budget} s budget) "
+                                 "before it could {task}",
+                           "ja": "ラボ {lab} の採点時間（全体の {budget} 秒のうち、このラボの持ち分 {share} 秒）が尽きたため、"
+                                 "{task}ことができませんでした",
+                           "ko": "{lab} 랩의 채점 시간(전체 {budget}초 중 이 랩의 몫 {share}초)이 다 되어 {task} 수 없었습니다"},
+    "grader_probes_out_of_time": {"en": "the grader ran out of time for the probes of lab {lab} ({probe_share} s of its {share} "
+                                        "s share of the {budget} s budget) before it could {task}",
+                                  "ja": "ラボ {lab} のプローブに使える時間（全体の {budget} 秒のうち、このラボの持ち分 {share} "
+                                        "秒の中の {probe_share} 秒）が尽きたため、{task}ことができませんでした",
+                                  "ko": "{lab} 랩의 프로브에 쓸 수 있는 시간(전체 {budget}초 중 이 랩의 몫 {share}초 가운데 "
+                                        "{probe_share}초)이 다 되어 {task} 수 없었습니다"},
     # What the grader could not finish in time: phrases inside the two messages above.
-    "phrase_read_repo": ("read the bare repository {path}",
-                         "ベアリポジトリ {path} を読む",
-                         "{path} 베어 저장소를 읽을"),
-    "phrase_read_cluster": ("read the cluster",
-                            "クラスターを読む",
-                            "클러스터를 읽을"),
-    "phrase_run_script": ("run {script} to the end",
-                          "{script} を最後まで実行する",
-                          "{script} 스크립트를 끝까지 실행할"),
-    "object_too_deep": ("{what} is nested deeper than {depth} levels; the grader reads at most {depth}",
-                        "{what} の入れ子の深さが {depth} を超えています。採点で読むのは深さ {depth} までです",
-                        "{what}의 중첩 깊이가 {depth}을(를) 넘습니다. 채점기는 깊이 {depth}까지만 읽습니다"),
+    "phrase_read_repo": {"en": "read the bare repository {path}",
+                         "ja": "ベアリポジトリ {path} を読む",
+                         "ko": "{path} 베어 저장소를 읽을"},
+    "phrase_read_cluster": {"en": "read the cluster", "ja": "クラスターを読む", "ko": "클러스터를 읽을"},
+    "phrase_run_script": {"en": "run {script} to the end",
+                          "ja": "{script} を最後まで実行する",
+                          "ko": "{script} 스크립트를 끝까지 실행할"},
+    "object_too_deep": {"en": "{what} is nested deeper than {depth} levels; the grader reads at most {depth}",
+                        "ja": "{what} の入れ子の深さが {depth} を超えています。採点で読むのは深さ {depth} までです",
+                        "ko": "{what}의 중첩 깊이가 {depth}을(를) 넘습니다. 채점기는 깊이 {depth}까지만 읽습니다"},
     # Why a VM cannot be graded (the health gate's reasons; the English text is the host record's
     # error message, the learner's `lab check` shows it in the learner's language).
-    "host_no_version": ("no version answered", "API サーバーがバージョンを返しません", "API 서버가 버전을 응답하지 않습니다"),
-    "host_crd_missing": ("CRD applications.argoproj.io is not installed",
-                         "CRD applications.argoproj.io がインストールされていません",
-                         "CRD applications.argoproj.io가 설치되어 있지 않습니다"),
-    "host_controller_missing": ("StatefulSet argocd-application-controller is missing",
-                                "StatefulSet argocd-application-controller がありません",
-                                "StatefulSet argocd-application-controller가 없습니다"),
-    "host_controller_not_ready": ("argocd-application-controller has no ready replica",
-                                  "argocd-application-controller に準備のできたレプリカがありません",
-                                  "argocd-application-controller에 준비된 레플리카가 없습니다"),
-    "host_repo_server_missing": ("Deployment argocd-repo-server is missing",
-                                 "Deployment argocd-repo-server がありません",
-                                 "Deployment argocd-repo-server가 없습니다"),
-    "host_repo_server_not_available": ("argocd-repo-server has no available replica",
-                                       "argocd-repo-server に利用可能なレプリカがありません",
-                                       "argocd-repo-server에 사용 가능한 레플리카가 없습니다"),
-    "host_gitd_missing": ("Service gitd is missing in namespace {namespace}",
-                          "{namespace} ネームスペースに Service gitd がありません",
-                          "{namespace} 네임스페이스에 Service gitd가 없습니다"),
-    "host_kubeconfig_missing": ("the kubeconfig {path} does not exist",
-                                "kubeconfig {path} がありません",
-                                "kubeconfig {path} 파일이 없습니다"),
-    "host_python_missing": ("grader Python dependencies missing: {modules}",
-                            "採点に必要な Python パッケージがありません: {modules}",
-                            "채점기에 필요한 Python 패키지가 없습니다: {modules}"),
-    "grader_bug": ("the grader failed on this check: {detail}",
-                   "このチェックの採点に失敗しました: {detail}",
-                   "이 검사의 채점에 실패했습니다: {detail}"),
+    "host_no_version": {"en": "no version answered",
+                        "ja": "API サーバーがバージョンを返しません",
+                        "ko": "API 서버가 버전을 응답하지 않습니다"},
+    "host_crd_missing": {"en": "CRD applications.argoproj.io is not installed",
+                         "ja": "CRD applications.argoproj.io がインストールされていません",
+                         "ko": "CRD applications.argoproj.io가 설치되어 있지 않습니다"},
+    "host_controller_missing": {"en": "StatefulSet argocd-application-controller is missing",
+                                "ja": "StatefulSet argocd-application-controller がありません",
+                                "ko": "StatefulSet argocd-application-controller가 없습니다"},
+    "host_controller_not_ready": {"en": "argocd-application-controller has no ready replica",
+                                  "ja": "argocd-application-controller に準備のできたレプリカがありません",
+                                  "ko": "argocd-application-controller에 준비된 레플리카가 없습니다"},
+    "host_repo_server_missing": {"en": "Deployment argocd-repo-server is missing",
+                                 "ja": "Deployment argocd-repo-server がありません",
+                                 "ko": "Deployment argocd-repo-server가 없습니다"},
+    "host_repo_server_not_available": {"en": "argocd-repo-server has no available replica",
+                                       "ja": "argocd-repo-server に利用可能なレプリカがありません",
+                                       "ko": "argocd-repo-server에 사용 가능한 레플리카가 없습니다"},
+    "host_gitd_missing": {"en": "Service gitd is missing in namespace {namespace}",
+                          "ja": "{namespace} ネームスペースに Service gitd がありません",
+                          "ko": "{namespace} 네임스페이스에 Service gitd가 없습니다"},
+    "host_kubeconfig_missing": {"en": "the kubeconfig {path} does not exist",
+                                "ja": "kubeconfig {path} がありません",
+                                "ko": "kubeconfig {path} 파일이 없습니다"},
+    "host_python_missing": {"en": "grader Python dependencies missing: {modules}",
+                            "ja": "採点に必要な Python パッケージがありません: {modules}",
+                            "ko": "채점기에 필요한 Python 패키지가 없습니다: {modules}"},
+    "grader_bug": {"en": "the grader failed on this check: {detail}",
+                   "ja": "このチェックの採点に失敗しました: {detail}",
+                   "ko": "이 검사의 채점에 실패했습니다: {detail}"},
 }
 
 HINTS = {
-    "application_manifest": ("Check the Application file against the lab: repoURL, targetRevision main, path, "
-                             "destination namespace, syncPolicy.automated and CreateNamespace=true.",
-                             "Application のファイルを確認してください: repoURL、targetRevision main、path、"
-                             "宛先ネームスペース、syncPolicy.automated、CreateNamespace=true。",
-                             "Application 파일을 확인하세요: repoURL, targetRevision main, path, 대상 "
-                             "네임스페이스, syncPolicy.automated, CreateNamespace=true."),
-    "application_apply": ("Apply the file with `kubectl apply -n {argocd_namespace} -f <file>` and compare with "
-                          "`kubectl -n {argocd_namespace} get app <name> -o yaml`.",
-                          "`kubectl apply -n {argocd_namespace} -f <ファイル>` で適用し、`kubectl -n "
-                          "{argocd_namespace} get app <名前> -o yaml` の出力と比べてください。",
-                          "`kubectl apply -n {argocd_namespace} -f <파일>` 명령으로 적용하고 `kubectl -n "
-                          "{argocd_namespace} get app <이름> -o yaml` 출력과 비교하세요."),
-    "bare_repo": ("Create the server-side repo with `git init --bare {bare_path}`, clone it to {clone_path} and "
-                  "push branch main.",
-                  "`git init --bare {bare_path}` でサーバー側のリポジトリを作成し、{clone_path} にクローンして "
-                  "main を push してください。",
-                  "`git init --bare {bare_path}` 명령으로 서버 측 저장소를 만들고 {clone_path} 경로에 클론한 뒤 "
-                  "main을 push하세요."),
+    "application_manifest": {"en": "Check the Application file against the lab: repoURL, targetRevision main, path, destination "
+                                   "namespace, syncPolicy.automated and CreateNamespace=true.",
+                             "ja": "Application のファイルを確認してください: repoURL、targetRevision main、path、宛先ネームスペ"
+                                   "ース、syncPolicy.automated、CreateNamespace=true。",
+                             "ko": "Application 파일을 확인하세요: repoURL, targetRevision main, path, 대상 네임스페이스, "
+                                   "syncPolicy.automated, CreateNamespace=true."},
+    "application_apply": {"en": "Apply the file with `kubectl apply -n {argocd_namespace} -f <file>` and compare with `kubectl "
+                                "-n {argocd_namespace} get app <name> -o yaml`.",
+                          "ja": "`kubectl apply -n {argocd_namespace} -f <ファイル>` で適用し、`kubectl -n {argocd_namespace} "
+                                "get app <名前> -o yaml` の出力と比べてください。",
+                          "ko": "`kubectl apply -n {argocd_namespace} -f <파일>` 명령으로 적용하고 `kubectl -n "
+                                "{argocd_namespace} get app <이름> -o yaml` 출력과 비교하세요."},
+    "bare_repo": {"en": "Create the server-side repo with `git init --bare {bare_path}`, clone it to {clone_path} and push "
+                        "branch main.",
+                  "ja": "`git init --bare {bare_path}` でサーバー側のリポジトリを作成し、{clone_path} にクローンして main を "
+                        "push してください。",
+                  "ko": "`git init --bare {bare_path}` 명령으로 서버 측 저장소를 만들고 {clone_path} 경로에 클론한 뒤 main을 "
+                        "push하세요."},
     # Under every PENDING verdict without advice of its own: Argo CD is converging, nothing is
     # wrong yet; the learner's next move is to look again (grading.render fills {check_step}).
-    "pending_again": ("Argo CD has not finished yet: run `lab check {check_step}` again in a minute.",
-                      "Argo CD はまだ作業中です。1 分ほど待ってから `lab check {check_step}` "
-                      "をもう一度実行してください。",
-                      "Argo CD가 아직 상태를 맞추는 중입니다. 1분쯤 기다린 뒤 `lab check {check_step}` 명령을 "
-                      "다시 실행하세요."),
-    "app_sync_health": ("Look at status.sync, status.health and status.conditions of the Application; "
-                        "`argocd.argoproj.io/refresh=hard` makes Argo CD read git again.",
-                        "Application の status.sync・status.health・status.conditions を見てください。"
-                        "`argocd.argoproj.io/refresh=hard` アノテーションを付けると、Argo CD が Git "
-                        "を読み直します。",
-                        "Application의 status.sync, status.health, status.conditions를 보세요. "
-                        "`argocd.argoproj.io/refresh=hard` 어노테이션을 달면 Argo CD가 Git을 다시 읽습니다."),
-    "json_types": ("Write numbers without quotes (4, not \"4\"), booleans as true/false, and Unix seconds as "
-                   "integers.",
-                   "数値は引用符なし（\"4\" ではなく 4）、真偽値は true/false、Unix 秒は整数で書いてください。",
-                   "숫자는 따옴표 없이(\"4\"가 아니라 4), 불리언은 true/false, Unix 초는 정수로 쓰세요."),
-    "file_create": ("Create {path}; the step says what it holds.",
-                    "{path} を作成してください。何を書くかはステップに書かれています。",
-                    "{path} 파일을 만드세요. 무엇을 쓸지는 단계에 나와 있습니다."),
-    "git_file_create": ("Create {path} in your clone, commit it and push main: the grader reads bare main.",
-                        "クローンに {path} を作成してコミットし、main を push してください。"
-                        "採点はベアリポジトリの main を読みます。",
-                        "클론에 {path}을(를) 만들어 커밋하고 main을 push하세요. 채점기는 베어 저장소의 main을 "
-                        "읽습니다."),
-    "yaml_syntax": ("Fix the YAML at the line and column the message names: indent with spaces, never tabs, and "
-                    "write `key: value` with a space after the colon.",
-                    "メッセージが示す行と列の YAML を直してください。インデントはタブではなくスペースで、"
-                    "`key: value` のようにコロンの後に空白を入れます。",
-                    "메시지가 가리키는 줄과 열의 YAML을 고치세요. 들여쓰기는 탭이 아니라 공백으로 하고, "
-                    "`key: value`처럼 콜론 뒤에 공백을 넣습니다."),
-    "json_syntax": ("Fix the JSON at the line and column the message names: double quotes around keys and strings, "
-                    "no comma after the last item; `python3 -m json.tool <file>` shows the error.",
-                    "メッセージが示す行と列の JSON を直してください。キーと文字列は二重引用符で囲み、"
-                    "最後の要素の後にコンマを付けません。`python3 -m json.tool <ファイル>` でエラーを確認できます。",
-                    "메시지가 가리키는 줄과 열의 JSON을 고치세요. 키와 문자열은 큰따옴표로 감싸고, 마지막 값 뒤에는 "
-                    "쉼표를 붙이지 않습니다. `python3 -m json.tool <파일>` 명령으로 오류를 볼 수 있습니다."),
-    "json_object": ("Write the evidence file as one JSON object, in curly braces, with the keys the step asks for; "
-                    "not an array or a single value.",
-                    "証拠ファイルは、配列や単一の値ではなく、ステップが求めるキーを持つ 1 つの JSON "
-                    "オブジェクト（中かっこで囲む）として書いてください。",
-                    "증거 파일은 배열이나 단일 값이 아니라, 단계에서 요구하는 키를 가진 하나의 JSON 오브젝트(중괄호로 "
-                    "감쌈)로 쓰세요."),
-    "evidence_files": ("Write the evidence file in the workspace as a JSON object with the keys the step asks for.",
-                       "証拠ファイルは、ステップが求めるキーを持つ JSON "
-                       "オブジェクトとしてワークスペースに書いてください。",
-                       "증거 파일은 각 단계에서 요구하는 키를 가진 JSON 오브젝트로 작업 공간에 쓰세요."),
+    "pending_again": {"en": "Argo CD has not finished yet: run `lab check {check_step}` again in a minute.",
+                      "ja": "Argo CD はまだ作業中です。1 分ほど待ってから `lab check {check_step}` をもう一度実行してください。",
+                      "ko": "Argo CD가 아직 상태를 맞추는 중입니다. 1분쯤 기다린 뒤 `lab check {check_step}` 명령을 다시 실행하"
+                            "세요."},
+    "app_sync_health": {"en": "Look at status.sync, status.health and status.conditions of the Application; "
+                              "`argocd.argoproj.io/refresh=hard` makes Argo CD read git again.",
+                        "ja": "Application の status.sync・status.health・status.conditions を見てください。"
+                              "`argocd.argoproj.io/refresh=hard` アノテーションを付けると、Argo CD が Git を読み直します。",
+                        "ko": "Application의 status.sync, status.health, status.conditions를 보세요. "
+                              "`argocd.argoproj.io/refresh=hard` 어노테이션을 달면 Argo CD가 Git을 다시 읽습니다."},
+    "json_types": {"en": "Write numbers without quotes (4, not \"4\"), booleans as true/false, and Unix seconds as integers.",
+                   "ja": "数値は引用符なし（\"4\" ではなく 4）、真偽値は true/false、Unix 秒は整数で書いてください。",
+                   "ko": "숫자는 따옴표 없이(\"4\"가 아니라 4), 불리언은 true/false, Unix 초는 정수로 쓰세요."},
+    "file_create": {"en": "Create {path}; the step says what it holds.",
+                    "ja": "{path} を作成してください。何を書くかはステップに書かれています。",
+                    "ko": "{path} 파일을 만드세요. 무엇을 쓸지는 단계에 나와 있습니다."},
+    "git_file_create": {"en": "Create {path} in your clone, commit it and push main: the grader reads bare main.",
+                        "ja": "クローンに {path} を作成してコミットし、main を push してください。採点はベアリポジトリの main を"
+                              "読みます。",
+                        "ko": "클론에 {path}을(를) 만들어 커밋하고 main을 push하세요. 채점기는 베어 저장소의 main을 읽습니다."},
+    "yaml_syntax": {"en": "Fix the YAML at the line and column the message names: indent with spaces, never tabs, and write "
+                          "`key: value` with a space after the colon.",
+                    "ja": "メッセージが示す行と列の YAML を直してください。インデントはタブではなくスペースで、`key: value` のよ"
+                          "うにコロンの後に空白を入れます。",
+                    "ko": "메시지가 가리키는 줄과 열의 YAML을 고치세요. 들여쓰기는 탭이 아니라 공백으로 하고, `key: value`처럼 "
+                          "콜론 뒤에 공백을 넣습니다."},
+    "json_syntax": {"en": "Fix the JSON at the line and column the message names: double quotes around keys and strings, no "
+                          "comma after the last item; `python3 -m json.tool <file>` shows the error.",
+                    "ja": "メッセージが示す行と列の JSON を直してください。キーと文字列は二重引用符で囲み、最後の要素の後にコン"
+                          "マを付けません。`python3 -m json.tool <ファイル>` でエラーを確認できます。",
+                    "ko": "메시지가 가리키는 줄과 열의 JSON을 고치세요. 키와 문자열은 큰따옴표로 감싸고, 마지막 값 뒤에는 쉼표"
+                          "를 붙이지 않습니다. `python3 -m json.tool <파일>` 명령으로 오류를 볼 수 있습니다."},
+    "json_object": {"en": "Write the evidence file as one JSON object, in curly braces, with the keys the step asks for; not an "
+                          "array or a single value.",
+                    "ja": "証拠ファイルは、配列や単一の値ではなく、ステップが求めるキーを持つ 1 つの JSON オブジェクト（中かっこ"
+                          "で囲む）として書いてください。",
+                    "ko": "증거 파일은 배열이나 단일 값이 아니라, 단계에서 요구하는 키를 가진 하나의 JSON 오브젝트(중괄호로 감"
+                          "쌈)로 쓰세요."},
+    "evidence_files": {"en": "Write the evidence file in the workspace as a JSON object with the keys the step asks for.",
+                       "ja": "証拠ファイルは、ステップが求めるキーを持つ JSON オブジェクトとしてワークスペースに書いてください。",
+                       "ko": "증거 파일은 각 단계에서 요구하는 키를 가진 JSON 오브젝트로 작업 공간에 쓰세요."},
 }
 
 
@@ -313,23 +295,23 @@ MESSAGE_HINTS = {
 }
 
 
+translations(MESSAGES, "i18n.MESSAGES")
+translations(HINTS, "i18n.HINTS")
+
+
 def register(lab):
     """Add a lab's messages and hints to the catalogue; a key may mean only one thing."""
     for catalogue, entries in ((MESSAGES, lab.messages), (HINTS, lab.hints)):
+        translations(entries, f"lab {lab.id}")
         for key, texts in entries.items():
             if catalogue.get(key, texts) != texts:
                 raise ValueError(f"lab {lab.id}: message key {key!r} is already used with another text")
-            if len(texts) != len(LANGUAGES):
-                raise ValueError(f"lab {lab.id}: message key {key!r} needs {len(LANGUAGES)} languages")
             catalogue[key] = texts
 
 
 def pick(texts, lang):
-    """One language's text from a {lang: text} dict or an (en, ja, ko) tuple."""
-    if isinstance(texts, dict):
-        return texts.get(lang) or texts["en"]
-    index = LANGUAGES.index(lang) if lang in LANGUAGES else 0
-    return texts[index]
+    """One language's text of a {lang: text} entry; English where the entry lacks `lang`."""
+    return texts.get(lang) or texts["en"]
 
 
 def show(value):

@@ -29,13 +29,23 @@ import sys
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.i18n import pick
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.learner_text import evidence_lines
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.learner_text import (
+    distinct_problems,
+    problem_lines,
+    step_line,
+)
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import LABELS, kind_label
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import term_safe
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runner import ARGUMENT_SPEC, grade_host, option_problem
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.settings import enrolled
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.site_defaults import DEFAULT_LABS
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import ERROR, LANGUAGES, PASS, SYMBOLS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import (
+    ERROR,
+    LANGUAGES,
+    PASS,
+    SYMBOLS,
+    translations,
+)
 
 DEFAULT_CONFIG = "/opt/lab-grader/lab-check.json"
 CONFIG_MAX_BYTES = 64 * 1024
@@ -45,17 +55,16 @@ CONFIG_KEYS = ("labs", "lang", "kubeconfig", "k3s_kubeconfig", "argocd_namespace
 
 EXIT_PASS, EXIT_NOT_YET, EXIT_USAGE, EXIT_ENVIRONMENT = 0, 1, 2, 3
 
-USAGE = {
-    "en": "usage: lab check [LAB] [STEP] [--lang en|ja|ko]",
-    "ja": "使い方: lab check [ラボ] [ステップ] [--lang en|ja|ko]",
-    "ko": "사용법: lab check [랩] [단계] [--lang en|ja|ko]",
-}
-ABOUT = {
-    "en": "Checks your lab work on this VM (read-only) and says what to do next.",
-    "ja": "この VM でのラボの作業を確認し（読み取りのみ）、次にすることを示します。",
-    "ko": "이 VM에서 진행한 랩 내용을 확인하고(읽기 전용) 다음에 할 일을 알려 줍니다.",
-}
-PROBLEMS = {
+# What `lab` prints of its own; {key: {lang: text}}, as every text a person reads.
+COMMAND_TEXTS = translations({
+    "usage": {"en": "usage: lab check [LAB] [STEP] [--lang en|ja|ko]",
+              "ja": "使い方: lab check [ラボ] [ステップ] [--lang en|ja|ko]",
+              "ko": "사용법: lab check [랩] [단계] [--lang en|ja|ko]"},
+    "about": {"en": "Checks your lab work on this VM (read-only) and says what to do next.",
+              "ja": "この VM でのラボの作業を確認し（読み取りのみ）、次にすることを示します。",
+              "ko": "이 VM에서 진행한 랩 내용을 확인하고(읽기 전용) 다음에 할 일을 알려 줍니다."},
+}, "lab COMMAND_TEXTS")
+PROBLEMS = translations({
     "unknown_target": {"en": "{value} is neither a step number nor a lab ({labs})",
                        "ja": "{value} はステップ番号でもラボ（{labs}）でもありません",
                        "ko": "다음 값은 단계 번호도 랩({labs})도 아닙니다: {value}"},
@@ -82,9 +91,9 @@ PROBLEMS = {
     "bad_config": {"en": "the settings file {path} cannot be used: {detail}",
                    "ja": "設定ファイル {path} を使えません: {detail}",
                    "ko": "설정 파일을 쓸 수 없습니다: {path} ({detail})"},
-}
+}, "lab PROBLEMS")
 # The last line of a lab: where the learner is, and where to go next.
-VERDICTS = {
+VERDICTS = translations({
     "all_pass": {"en": "{lab}: all {total} steps pass", "ja": "{lab}: {total} ステップすべてが合格です",
                  "ko": "{lab}: {total}개 단계를 모두 통과했습니다"},
     "next": {"en": "{lab}: {passed} of {total} steps pass; next: step {step}, {title}",
@@ -94,24 +103,24 @@ VERDICTS = {
                   "ko": "{lab}: {step}단계를 통과했습니다"},
     "step_not_yet": {"en": "{lab}: step {step} does not pass yet", "ja": "{lab}: ステップ {step} はまだ合格していません",
                      "ko": "{lab}: {step}단계를 아직 통과하지 못했습니다"},
-}
+}, "lab VERDICTS")
 # Standard error, while grading runs (runner.grade_host progress).
-PROGRESS = {
+PROGRESS = translations({
     "checking": {"en": "checking {lab} ...", "ja": "{lab} を確認しています...", "ko": "{lab} 랩을 확인하고 있습니다..."},
     "waiting": {"en": "waiting for Argo CD: {pending} checks pending ({waited} s of at most {limit} s)",
                 "ja": "Argo CD を待っています: 保留のチェック {pending} 件（{waited} 秒経過、最大 {limit} 秒）",
                 "ko": "Argo CD를 기다리고 있습니다: 보류 중인 검사 {pending}개 ({waited}초 경과, 최대 {limit}초)"},
-}
-
+}, "lab PROGRESS")
 
 
 def command_texts():
     """Every text `lab` prints of its own, as {where: {lang: text}} (tests/grader/test_words.py and
     test_glossary.py read them with the catalogue)."""
-    texts = {"usage": USAGE, "about": ABOUT}
+    texts = dict(COMMAND_TEXTS)
     for name, table in (("problem", PROBLEMS), ("verdict", VERDICTS), ("progress", PROGRESS)):
         texts.update({f"{name} {key}": entry for key, entry in table.items()})
     return texts
+
 
 class UsageError(Exception):
     def __init__(self, key, **params):
@@ -120,7 +129,7 @@ class UsageError(Exception):
         self.params = params
 
     def text(self, lang):
-        return PROBLEMS[self.key][lang].format(**self.params)
+        return pick(PROBLEMS[self.key], lang).format(**self.params)
 
 
 def read_config(path):
@@ -214,23 +223,9 @@ def module_params(config, labs, lang):
 
 
 def step_lines(step, lang):
-    """The step's line, then each distinct problem once (with its count), the values the message
-    does not already say, and each hint once."""
-    labels = LABELS[lang]
-    lines = [f"{SYMBOLS[step['status']]} {labels['step']} {step['step']}: {term_safe(step['title'])}"]
-    problems, hints = {}, []
-    for check in step["checks"]:
-        if check["status"] != PASS:
-            problems.setdefault((check["status"], check["message"]), []).append(check)
-    for (status, message), checks in problems.items():
-        times = f" (\u00d7{len(checks)})" if len(checks) > 1 else ""
-        lines.append(f"    {SYMBOLS[status]} {term_safe(message)}{times}")
-        lines += evidence_lines(checks[0], labels)
-        hint = next((c["hint"] for c in checks if c.get("hint")), "")
-        if hint and hint not in hints:
-            hints.append(hint)
-            lines.append(f"      {labels['hint']}: {term_safe(hint)}")
-    return lines
+    """The step's line, then each distinct problem once (with how many checks share it), the
+    values the message does not already say, and each hint once."""
+    return [step_line(step, lang), *problem_lines(distinct_problems(step["checks"]), lang, set())]
 
 
 def verdict_line(lab_id, result, step, lang):
@@ -238,12 +233,12 @@ def verdict_line(lab_id, result, step, lang):
     steps = result["steps"]
     if step is not None:
         key = "step_pass" if all(s["status"] == PASS for s in steps if s["step"] == step) else "step_not_yet"
-        return VERDICTS[key][lang].format(lab=lab_id, step=step)
+        return pick(VERDICTS[key], lang).format(lab=lab_id, step=step)
     current = next((s for s in steps if s["status"] != PASS), None)
     if current is None:
-        return VERDICTS["all_pass"][lang].format(lab=lab_id, total=len(steps))
+        return pick(VERDICTS["all_pass"], lang).format(lab=lab_id, total=len(steps))
     passed = sum(1 for s in steps if s["status"] == PASS)
-    return VERDICTS["next"][lang].format(lab=lab_id, passed=passed, total=len(steps), step=current["step"],
+    return pick(VERDICTS["next"], lang).format(lab=lab_id, passed=passed, total=len(steps), step=current["step"],
                                          title=term_safe(current["title"]))
 
 
@@ -263,7 +258,7 @@ def lab_lines(lab_id, result, step, lang):
     for each in result["steps"]:
         lines += step_lines(each, lang) if each["step"] == current else step_lines(each, lang)[:1]
     if current is not None and len(result["steps"]) > 1:
-        lines.append(PROBLEMS["details"][lang])
+        lines.append(pick(PROBLEMS["details"], lang))
     return [*lines, verdict_line(lab_id, result, step, lang)]
 
 
@@ -271,9 +266,9 @@ def progress_printer(lang, err):
     """runner.grade_host's progress, as lines on standard error: which lab, and each wait for Argo CD."""
     def progress(lab, pending=None, waited=0.0, limit=0.0):
         if pending is None:
-            text = PROGRESS["checking"][lang].format(lab=lab.id)
+            text = pick(PROGRESS["checking"], lang).format(lab=lab.id)
         else:
-            text = PROGRESS["waiting"][lang].format(pending=len(pending), waited=round(waited), limit=round(limit))
+            text = pick(PROGRESS["waiting"], lang).format(pending=len(pending), waited=round(waited), limit=round(limit))
         print(text, file=err, flush=True)
     return progress
 
@@ -286,7 +281,7 @@ def error_text(error, lang):
 
 
 def usage_text(lang):
-    return f"{USAGE[lang]}\n{ABOUT[lang]}"
+    return f"{pick(COMMAND_TEXTS['usage'], lang)}\n{pick(COMMAND_TEXTS['about'], lang)}"
 
 
 def run(argv, environ=os.environ, out=sys.stdout, err=sys.stderr):
@@ -306,12 +301,12 @@ def run(argv, environ=os.environ, out=sys.stdout, err=sys.stderr):
     except UsageError as exc:
         lang = lang or "en"
         print(exc.text(lang), file=out)
-        print(USAGE[lang], file=out)
+        print(pick(COMMAND_TEXTS["usage"], lang), file=out)
         return EXIT_USAGE
     params = module_params(config, labs, lang)
     problem = option_problem(params)
     if problem:
-        print(PROBLEMS["bad_config"][lang].format(path=args.config, detail=problem), file=out)
+        print(pick(PROBLEMS["bad_config"], lang).format(path=args.config, detail=problem), file=out)
         return EXIT_USAGE
     host = grade_host(params, progress_printer(lang, err))
     if host["state"] != "graded":

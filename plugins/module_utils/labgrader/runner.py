@@ -10,7 +10,6 @@ import time
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import Site, collector
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import grade, lab_budgets
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.health import check_health
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.i18n import LANGUAGES
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.settings import unknown_lab_message
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.site_defaults import (
@@ -19,6 +18,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.site_d
     SITE_OPTIONS,
     TOOL_OPTIONS,
 )
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import LANGUAGES
 
 ARGUMENT_SPEC = {
     **CLUSTER_OPTIONS,

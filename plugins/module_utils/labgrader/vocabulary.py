@@ -23,6 +23,28 @@ ERROR_KINDS = ("unreachable", "health", "grader")
 LANGUAGES = ("en", "ja", "ko")
 LANGUAGE_NAMES = {"en": "English", "ja": "日本語", "ko": "한국어"}
 
+
+def translations(table, name):
+    """`table`, {key: {lang: text}}, checked once when its module is imported: every entry has
+    English and names only the languages above, so a misspelt language code or an entry in
+    another shape fails at import instead of showing a learner English. A language an entry
+    lacks falls back to English (`missing_languages` lists them; a test keeps that list empty)."""
+    for key, texts in table.items():
+        if not isinstance(texts, dict) or not isinstance(texts.get("en"), str) or not set(texts) <= set(LANGUAGES):
+            raise ValueError(f"{name}: {key!r} must be {{language: text}} with English and languages of {LANGUAGES}")
+    return table
+
+
+def missing_languages(table):
+    """{lang: [keys whose entry lacks it]} of a translation table."""
+    return {lang: [key for key, texts in table.items() if not texts.get(lang)] for lang in LANGUAGES}
+
+
+def by_language(table):
+    """A translation table indexed the other way, {lang: {key: text}}, English where a language
+    lacks an entry: the view a page or a report in one language reads."""
+    return {lang: {key: texts.get(lang) or texts["en"] for key, texts in table.items()} for lang in LANGUAGES}
+
 # Terminal symbols; None is "not graded". The Unicode ones all have East Asian width "N" (narrow),
 # so columns stay aligned in ja/ko terminals that draw "ambiguous" characters (such as "…" and
 # "·") double wide.

@@ -13,19 +13,30 @@ REPO_NAME = "src"
 HELM_APP, KUST_APP, WAVES_APP = "src-helm", "src-kust", "src-waves"
 
 
-STEP_TITLES = {
-    1: {"en": "Chart in git, Application points at it", "ja": "チャートを Git に置き Application で指す",
-        "ko": "차트를 Git에 두고 Application으로 가리키기"},
-    2: {"en": "Which Helm value source wins", "ja": "どの Helm の値が優先されるか", "ko": "어느 Helm 값이 우선하는가"},
-    3: {"en": "No Helm release, only tracking marks", "ja": "Helm リリースはなく追跡の目印だけ",
-        "ko": "Helm 릴리스 없이 추적 표시만"},
-    4: {"en": "Image from the Application, not from git", "ja": "イメージは Git ではなく Application から",
-        "ko": "이미지는 Git이 아니라 Application에서"},
-    5: {"en": "Sync waves and a PreSync hook", "ja": "同期ウェーブと PreSync フック", "ko": "동기화 웨이브와 PreSync 훅"},
-    6: {"en": "A failed hook blocks the sync", "ja": "失敗したフックが同期を止める", "ko": "실패한 훅이 동기화를 막는다"},
-    7: {"en": "selfHeal leaves scaled replicas alone", "ja": "selfHeal は手動で増やしたレプリカを戻さない",
-        "ko": "selfHeal이 수동으로 늘린 레플리카를 되돌리지 않는다"},
-    8: {"en": "Who decided each value", "ja": "誰がそれぞれの値を決めたか", "ko": "누가 각 값을 정했는가"},
+STEP_TITLES = {  # what the learner builds in each step
+    1: {"en": "Application src-helm deploying the chart charts/web from git",
+        "ja": "Git のチャート charts/web をデプロイする Application src-helm",
+        "ko": "Git의 차트 charts/web을 배포하는 Application src-helm"},
+    2: {"en": "valuesObject and parameters on src-helm, and which value wins (precedence.json)",
+        "ja": "src-helm の valuesObject と parameters、どの値が優先されるか（precedence.json）",
+        "ko": "src-helm의 valuesObject와 parameters, 어느 값이 우선하는지 (precedence.json)"},
+    3: {"en": "No Helm release, only Argo CD's tracking label/annotation (tracking.json)",
+        "ja": "Helm リリースはなく、Argo CD の追跡用ラベル／アノテーションだけ（tracking.json）",
+        "ko": "Helm 릴리스 없이 Argo CD의 추적용 레이블/어노테이션만 (tracking.json)"},
+    4: {"en": "Application src-kust: a Kustomize overlay whose 1.28 image is set in the Application",
+        "ja": "Kustomize のオーバーレイを使い、1.28 のイメージを Application で指定する src-kust",
+        "ko": "Kustomize 오버레이를 쓰고 1.28 이미지를 Application에서 지정하는 src-kust"},
+    5: {"en": "Application src-waves: sync waves -1/0/1 and a PreSync hook Job (waves.json)",
+        "ja": "同期ウェーブ -1/0/1 と PreSync フックの Job を持つ Application src-waves（waves.json）",
+        "ko": "동기화 웨이브 -1/0/1과 PreSync 훅 Job이 있는 Application src-waves (waves.json)"},
+    6: {"en": "A commit whose PreSync hook fails, then its fix (failed-hook.json)",
+        "ja": "PreSync フックが失敗するコミットとその修正（failed-hook.json）",
+        "ko": "PreSync 훅이 실패하는 커밋과 그 수정 (failed-hook.json)"},
+    7: {"en": "selfHeal with ignoreDifferences on /spec/replicas: replicas scaled to 4 stay (ignore.json)",
+        "ja": "/spec/replicas を ignoreDifferences に入れた selfHeal: 4 に増やしたレプリカが残る（ignore.json）",
+        "ko": "/spec/replicas를 ignoreDifferences에 넣은 selfHeal: 4로 늘린 레플리카가 유지됨 (ignore.json)"},
+    8: {"en": "report.json: who decided each value", "ja": "report.json: それぞれの値を誰が決めたか",
+        "ko": "report.json: 각 값을 누가 정했는가"},
 }
 
 EVIDENCE_JSON = ("precedence.json", "tracking.json", "waves.json", "failed-hook.json", "ignore.json", "report.json")

@@ -348,7 +348,7 @@ pop.appendChild(el('pre',null,h.e.d));}
 else{var lab=D.labs[p[1]],res=h.s[p[1]];head.appendChild(document.createTextNode('\u2014 '+lab.id));
 if(p.length===2){head.appendChild(el('span','kind',t(res.k)));pop.appendChild(el('p',null,res.e));}
 else{var st=lab.steps[p[2]],step=res[p[2]];
-head.appendChild(document.createTextNode(' \u00b7 '+t('step')+' '+st.step+': '+(st.titles[mode==='page'?ui:h.l]||st.title)+' '));
+head.appendChild(document.createTextNode(' \u00b7 '+t('step_n',{step:st.step})+': '+(st.titles[mode==='page'?ui:h.l]||st.title)+' '));
 head.appendChild(el('span','badge s-'+step[0],t(step[0])));
 var fp=h.f[p[1]];if(fp)pop.appendChild(el('p','meta',t('first_passed')+': '+(fp[p[2]]>=0?D.times[fp[p[2]]]:t('not_yet'))));
 if(!step[1].length)pop.appendChild(el('p',null,t('no_checks')));else{

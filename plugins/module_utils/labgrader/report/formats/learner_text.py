@@ -26,42 +26,63 @@ def evidence_lines(check, labels):
     return lines
 
 
-def _not_started_lines(lab, labels, symbols):
+def step_line(step, lang):
+    """`✗ Step 5: title` (the step's number in the one form each language writes it)."""
+    number = LABELS[lang]["step_n"].format(step=step["step"])
+    return f"{SYMBOLS[step['status']]} {number}: {term_safe(step['title'])}"
+
+
+def distinct_problems(checks):
+    """{(status, message): [checks]} of the checks that do not pass, in their order."""
+    problems = {}
+    for check in checks:
+        if check["status"] != PASS:
+            problems.setdefault((check["status"], check["message"]), []).append(check)
+    return problems
+
+
+def problem_lines(problems, lang, hints):
+    """Each problem once, with how many checks share it, the values its message does not already
+    say, and its hint unless `hints` (the hints shown so far, updated) has it."""
+    labels, lines = LABELS[lang], []
+    for (status, message), checks in problems.items():
+        shown = term_safe(message)
+        if len(checks) > 1:
+            shown = LEARNER_LABELS[lang]["shared_by"].format(message=shown, count=len(checks))
+        lines.append(f"    {SYMBOLS[status]} {shown}")
+        lines += evidence_lines(checks[0], labels)
+        hint = next((c["hint"] for c in checks if c.get("hint")), "")
+        if hint and hint not in hints:
+            hints.add(hint)
+            lines.append(f"      {labels['hint']}: {term_safe(hint)}")
+    return lines
+
+
+def _not_started_lines(lab, lang):
     """A lab with nothing done yet: one line per step (its first reason), and where to start."""
     lines, first_hint = [], ""
     for step in lab["steps"]:
         reasons = [c for c in step["checks"] if c["status"] != PASS]
         reason = f" \u2014 {term_safe(reasons[0]['message'])}" if reasons else ""
-        lines.append(f"{symbols[step['status']]} {labels['step']} {step['step']}: {term_safe(step['title'])}{reason}")
+        lines.append(step_line(step, lang) + reason)
         first_hint = first_hint or next((c["hint"] for c in reasons if c["hint"]), "")
         if first_hint and len(lines) == 1:
-            lines.append(f"      {labels['hint']}: {term_safe(first_hint)}")
+            lines.append(f"      {LABELS[lang]['hint']}: {term_safe(first_hint)}")
     return lines
 
 
-def _started_lines(lab, labels, symbols, lang):
-    """Every step with its outcome; each distinct problem once, each hint once."""
+def _started_lines(lab, lang):
+    """Every step with its outcome; each distinct problem once (a problem an earlier step showed
+    is named by that step), each hint once."""
     lines, seen, hints = [], {}, set()
     for step in lab["steps"]:
-        lines.append(f"{symbols[step['status']]} {labels['step']} {step['step']}: {term_safe(step['title'])}")
-        problems = {}
-        for check in step["checks"]:
-            if check["status"] != PASS:
-                problems.setdefault((check["status"], check["message"]), []).append(check)
+        lines.append(step_line(step, lang))
+        problems = distinct_problems(step["checks"])
         earlier = sorted({seen[key] for key in problems if key in seen})
-        for key, checks in problems.items():
-            if key in seen:
-                continue
-            seen[key] = step["step"]
-            first = checks[0]
-            times = f" (\u00d7{len(checks)})" if len(checks) > 1 else ""
-            lines.append(f"    {symbols[first['status']]} {term_safe(first['message'])}{times}")
-            lines += evidence_lines(first, labels)
-            hint = next((c["hint"] for c in checks if c["hint"]), "")
-            if hint and hint not in hints:
-                hints.add(hint)
-                lines.append(f"      {labels['hint']}: {term_safe(hint)}")
-        if earlier and all(key in seen and seen[key] != step["step"] for key in problems):
+        new = {key: checks for key, checks in problems.items() if key not in seen}
+        seen.update(dict.fromkeys(new, step["step"]))
+        lines += problem_lines(new, lang, hints)
+        if earlier and not new:
             same = ", ".join(str(n) for n in earlier)
             lines.append(f"    {LEARNER_LABELS[lang]['same_cause'].format(step=same)}")
     return lines
@@ -73,11 +94,10 @@ def build_learner_text(host, generated_at):
     hint once; a lab with nothing done yet gets one line per step."""
     lang = host["lang"] if host["lang"] in LABELS else "en"
     labels = LABELS[lang]
-    symbols = SYMBOLS
     lines = [f"{host['host']}  ({labels['graded_at']}: {host.get('graded_at') or generated_at})", ""]
     if host["state"] != "graded":
         error = host["error"]
-        lines.append(f"{symbols[ERROR]} {labels['env_error']}: {kind_label(error['kind'], lang)}: "
+        lines.append(f"{SYMBOLS[ERROR]} {labels['env_error']}: {kind_label(error['kind'], lang)}: "
                      f"{term_safe(error['message'])}")
         return "\n".join(lines) + "\n"
     for lab_id, lab in host["labs"].items():
@@ -87,10 +107,9 @@ def build_learner_text(host, generated_at):
         mark = f"  ({LEARNER_LABELS[lang]['not_started']})" if not_started else ""
         lines.append(f"== {lab_id}  {passed}/{len(checks)}{mark}")
         if lab.get("error"):
-            lines.append(f"   {symbols[ERROR]} {labels['lab_error']}: {kind_label(lab['error']['kind'], lang)}: "
+            lines.append(f"   {SYMBOLS[ERROR]} {labels['lab_error']}: {kind_label(lab['error']['kind'], lang)}: "
                          f"{term_safe(lab['error'].get('message', ''))}")
-        lines += (_not_started_lines(lab, labels, symbols) if not_started
-                  else _started_lines(lab, labels, symbols, lang))
+        lines += _not_started_lines(lab, lang) if not_started else _started_lines(lab, lang)
         lines.append("")
     return "\n".join(lines)
 
