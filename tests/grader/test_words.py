@@ -28,8 +28,8 @@ import pytest
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.health import cluster_probes
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kubestate import ClusterError, KubeReader
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.lab_command import error_text
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.learner_text import error_text
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import REPORT_TEXTS
 
 from tests.conftest import WORLDS
@@ -49,6 +49,10 @@ ALLOWED = {
     "cluster", "git", "gate", "token", "iat", "exp", "true", "false", "True", "False", "null", "two", "kustomization",
     "fieldsV1", "managedFields", "annotation", "label", "parameters", "valuesObject", "valueFiles",
     "generateName", "creationTimestamp", "ignoreDifferences", "syncOptions", "hard", "refresh",
+    # kubeconfig fields a message names (users[].user.exec), and the HTTP method a request names
+    "exec", "server", "users", "clusters", "contexts", "GET", "POST",
+    # the Python package the grader reads the cluster with
+    "kubernetes",
     # the labs' object names (Job smoke, ConfigMap settings, Deployment app, ServiceAccount validator)
     # and Application fields the hints list by name
     "settings", "app", "smoke", "migrate", "validator", "greeting", "path", "gitsrv",
@@ -71,7 +75,8 @@ ALLOWED = {
 
 # Parameters whose values come from outside the grader: what the learner wrote, what a program
 # printed, what a library or the API server said.
-OUTSIDE = {"found", "recorded", "detail", "output", "problem", "proof", "missing", "paths", "name",
+OUTSIDE = {"found", "recorded", "detail", "kubeconfig", "user", "cluster", "server", "host", "output",
+           "problem", "proof", "missing", "paths", "name",
            "sha", "sha7", "started", "created", "committed", "phase", "sync", "health", "method", "waited",
            "returncode", "kind", "key", "other"}
 OUTSIDE_BY_KEY = {("token_rejected", "reason"), ("spec_mismatch", "details")}

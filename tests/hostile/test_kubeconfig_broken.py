@@ -1,6 +1,6 @@
 """A broken kubeconfig is one clear reason, never a traceback (issue 16): the grader's own gives
 the health gate's ERROR (probe "kubeconfig") and the cluster checks' ERROR; a learner's with the
-same defect FAILs the checks that need it ("<path> cannot be used as a kubeconfig (<reason>)").
+same defect FAILs the checks that need it ("<path>: <reason>: it cannot be used as a kubeconfig").
 Before, CA data that is not a certificate, a server such as http://[::1 or https://host:notaport,
 or a client key that does not match its certificate crashed the module."""
 
@@ -11,9 +11,11 @@ import subprocess
 
 import pytest
 import yaml
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import read_kubeconfig
 
 from tests.grader.conftest import collect_host, judge
+from tests.grader.test_words import english_words, masked
 from tests.hostile.harness import edit_kubeconfig, run
 
 
@@ -110,7 +112,12 @@ def test_grader_kubeconfig_is_the_health_gate_error(host, tls, case, change, tem
     kubeconfig = host / "kubeconfig"
     expected = f"{kubeconfig}: {reason(template, yaml.safe_load(kubeconfig.read_text()), tls)}"
     answer = run(case, "health", 10, kubeconfig=str(kubeconfig), timeout=1)
-    assert (answer["healthy"], answer["problems"]) == (False, [{"probe": "kubeconfig", "detail": expected}])
+    assert (answer["healthy"], [(p["probe"], p["detail"]) for p in answer["problems"]]) == (
+        False, [("kubeconfig", expected)])
+    # the same reason as a catalogue entry: in English the detail itself, in Japanese no English sentence
+    catalogued = answer["problems"][0]["reason"]
+    assert i18n.message(catalogued["key"], catalogued["params"], "en") == expected
+    assert english_words(i18n.message(catalogued["key"], masked(catalogued["key"], catalogued["params"]), "ja")) == []
 
 
 @pytest.mark.parametrize("case", ["kube-ca-data-not-a-certificate", "kube-server-ipv6-unclosed"])
@@ -129,8 +136,8 @@ def test_grader_kubeconfig_without_a_scheme_is_named(host, tls):
     edit_kubeconfig(host, lambda config, h: (https()(config, tls), config["clusters"][0]["cluster"].update(
         server="127.0.0.1:6443")))
     answer = run("kube-server-no-scheme", "health", 10, kubeconfig=str(host / "kubeconfig"), timeout=1)
-    assert answer["problems"] == [{"probe": "kubeconfig", "detail": f"{host / 'kubeconfig'}: the server "
-                                   "'127.0.0.1:6443' is not an http:// or https:// URL"}]
+    assert [(p["probe"], p["detail"]) for p in answer["problems"]] == [("kubeconfig", f"{host / 'kubeconfig'}: the server "
+                                                                       "'127.0.0.1:6443' is not an http:// or https:// URL")]
 
 
 def test_working_client_certificate_kubeconfig_is_used(host, tls):
@@ -152,8 +159,8 @@ def test_learner_kubeconfig_without_a_scheme_is_https(golden_cgoa_host, tmp_path
     config["clusters"][0]["cluster"]["server"] = "127.0.0.1:6443"
     (tmp_path / "ci-kubeconfig").write_text(yaml.safe_dump(config))
     read = read_kubeconfig(str(tmp_path), "ci-kubeconfig", 1024 * 1024)
-    assert (read.problem, read.detail) == ("invalid_kubeconfig",
-                                           "cluster 'lab': certificate-authority-data is not a PEM certificate")
+    assert (read.problem, read.detail) == ("invalid_kubeconfig", f"{read.path}: cluster 'lab': "
+                                           "certificate-authority-data is not a PEM certificate")
 
 
 @pytest.mark.parametrize(("case", "change", "template"), BROKEN, ids=IDS)
@@ -162,7 +169,7 @@ def test_learner_kubeconfig_is_invalid_with_the_reason(golden_cgoa_host, tmp_pat
     change(config, tls)
     (tmp_path / "ci-kubeconfig").write_text(yaml.safe_dump(config))
     read = read_kubeconfig(str(tmp_path), "ci-kubeconfig", 1024 * 1024)
-    assert (read.problem, read.detail) == ("invalid_kubeconfig", reason(template, config, tls))
+    assert (read.problem, read.detail) == ("invalid_kubeconfig", f"{read.path}: {reason(template, config, tls)}")
 
 
 def test_learner_kubeconfig_without_a_scheme_is_read_as_kubectl_reads_it(golden_cgoa_host, tmp_path, tls):
@@ -188,7 +195,7 @@ def test_learner_kubeconfig_fails_the_checks_that_need_it(fake_api, tls, case):
     change(config, tls)
     path.write_text(yaml.safe_dump(config))
     checks = judge(collect_host(host, "cgoa-ci"), "en", "cgoa-ci")
-    expected = f"{path} cannot be used as a kubeconfig ({reason(template, config, tls)})"
+    expected = f"{path}: {reason(template, config, tls)}: it cannot be used as a kubeconfig"
     failing = {check: (c["status"], c["message"]) for check, c in checks.items() if c["status"] != "PASS"}
     assert failing == {check: ("FAIL", expected) for check in (
         "cgoa-ci.3.ci-kubeconfig", "cgoa-ci.3.ci-token-identity", "cgoa-ci.3.ci-token-lifetime")}

@@ -112,3 +112,16 @@ def test_a_learner_who_has_not_started_gets_one_line_per_step():
         "✗ ステップ 2: title 2 — app-src-helm.yaml がありません",
         "✗ ステップ 3: title 3 — tracking.json がありません",
     ]
+
+
+def test_a_broken_vm_is_told_in_the_learners_language_from_its_reasons():
+    reason = {"key": "host_gitd_missing", "params": {"namespace": "gitsrv"}}
+    error = {"kind": "health", "message": "Service gitd is missing in namespace gitsrv", "reasons": [reason]}
+    host = normalize_records([{"host": "learner03", "lang": "ja", "state": "error", "error": error}])[0]
+    assert build_learner_text(host, "2026-11-30T05:00:00Z").splitlines()[2] == (
+        "! 採点できませんでした（受講者の失敗ではありません）: 環境の異常: gitsrv ネームスペースに Service gitd がありません")
+    # a reason that names no catalogue message is not trusted: the record's English message stands
+    forged = {**error, "reasons": [{"key": "no_such_message", "params": {}}]}
+    host = normalize_records([{"host": "learner03", "lang": "ja", "state": "error", "error": forged}])[0]
+    assert "reasons" not in host["error"]
+    assert build_learner_text(host, "2026-11-30T05:00:00Z").splitlines()[2].endswith(error["message"])

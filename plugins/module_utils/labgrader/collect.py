@@ -33,10 +33,10 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kubest
     ClusterError,
     ClusterState,
     collect_cluster,
+    kubeconfig_error,
     load_kubeconfig,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.limits import Refused, read_regular
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.redaction import scrub
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.workspace import (
     FileRead,
     read_json,
@@ -200,7 +200,8 @@ def load_kubeconfig_data(path):
             try:
                 data = read_regular(cluster.pop("certificate-authority"), 64 * 1024)
             except Refused as refused:
-                raise ClusterError("kubeconfig", f"{path}: certificate-authority: {refused.problem}") from None
+                raise kubeconfig_error("kc_file_refused", ("phrase_kc_where_file", {"kubeconfig": path}),
+                                       detail=f"certificate-authority: {refused.problem}") from None
             cluster.setdefault("certificate-authority-data", base64.b64encode(data).decode())
     return config
 
@@ -214,7 +215,7 @@ def read_kubeconfig(root, relpath, max_bytes):
     try:
         config = load_kubeconfig_data(read.path)
     except ClusterError as exc:
-        return FileRead(read.path, "invalid_kubeconfig", scrub(exc.detail.replace(read.path, "").strip(": ")))
+        return FileRead(read.path, "invalid_kubeconfig", exc.detail, reason=exc.reason)
     return FileRead(read.path, data=[config])
 
 

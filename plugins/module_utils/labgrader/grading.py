@@ -137,6 +137,10 @@ class ClusterView:
         return self.snapshot.detail
 
     @property
+    def reason(self):
+        return self.snapshot.reason
+
+    @property
     def requests(self):
         return self.snapshot.requests
 
@@ -273,7 +277,11 @@ def judge_one(lab_id, check, state, lang, site_params):
         try:
             verdict = check.function(state)
         except ClusterUnreadable:
-            verdict = errored("cluster_unreadable", kind=state.cluster.problem, detail=state.cluster.detail)
+            # the reason's own fields may share a name with this message's (its {detail}): they
+            # win, as {detail} is rendered from the reason itself
+            verdict = errored("cluster_unreadable", **{
+                "kind": state.cluster.problem, "detail": state.cluster.detail,
+                "kind_key": f"phrase_cluster_kind_{state.cluster.problem}", **i18n.phrase("detail", state.cluster.reason)})
         except OutOfTime as cut:
             verdict = state.budget.verdict(cut)
         except ObjectTooDeep as exc:

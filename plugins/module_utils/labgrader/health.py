@@ -112,7 +112,7 @@ def check_health(kubeconfig, argocd_namespace="argocd", gitd_namespace="gitsrv",
         except ClusterError as exc:
             problem = f"{exc.kind}: {exc.detail}"
             probes[name] = problem
-            problems.append({"probe": name, "detail": problem})
+            problems.append({"probe": name, "detail": problem, **({"reason": exc.reason} if exc.reason else {})})
             if exc.kind in ("unreachable", "unauthorized"):
                 break  # every other probe would fail the same way
             continue

@@ -213,6 +213,123 @@ MESSAGES = {
     "host_python_missing": {"en": "grader Python dependencies missing: {modules}",
                             "ja": "採点に必要な Python パッケージがありません: {modules}",
                             "ko": "채점기에 필요한 Python 패키지가 없습니다: {modules}"},
+    # Why the grader cannot use a kubeconfig or read the cluster (kubestate.ClusterError reasons).
+    # {where} is one of the phrase_kc_where_* phrases: the file, or the user or cluster entry in it.
+    # {kind} of "cluster_unreadable": what kind of problem ClusterError.kind names
+    "phrase_cluster_kind_kubeconfig": {"en": "kubeconfig", "ja": "kubeconfig", "ko": "kubeconfig"},
+    "phrase_cluster_kind_unreachable": {"en": "unreachable", "ja": "接続できません", "ko": "연결할 수 없음"},
+    "phrase_cluster_kind_unauthorized": {"en": "unauthorized", "ja": "認証されません", "ko": "인증되지 않음"},
+    "phrase_cluster_kind_forbidden": {"en": "forbidden", "ja": "権限がありません", "ko": "권한 없음"},
+    "phrase_cluster_kind_api": {"en": "api", "ja": "API の応答", "ko": "API 응답"},
+    "phrase_kc_where_file": {"en": "{kubeconfig}", "ja": "{kubeconfig}", "ko": "{kubeconfig}"},
+    "phrase_kc_where_user": {"en": "{kubeconfig}: user {user}",
+                      "ja": "{kubeconfig} のユーザー {user}",
+                      "ko": "{kubeconfig}의 사용자 {user}"},
+    "phrase_kc_where_cluster": {"en": "{kubeconfig}: cluster {cluster}",
+                         "ja": "{kubeconfig} のクラスター {cluster}",
+                         "ko": "{kubeconfig}의 클러스터 {cluster}"},
+    "kc_unreadable": {"en": "{detail}", "ja": "kubeconfig を使えません（{detail}）",
+                      "ko": "kubeconfig를 쓸 수 없습니다 ({detail})"},
+    "kc_file_refused": {"en": "{where}: {detail}",
+                        "ja": "{where}: ファイルを使えません（{detail}）",
+                        "ko": "{where}: 파일을 쓸 수 없습니다 ({detail})"},
+    "kc_not_mapping": {"en": "{where}: not a kubeconfig (no mapping)",
+                       "ja": "{where}: kubeconfig ではありません（YAML のマッピングではありません）",
+                       "ko": "{where}: kubeconfig가 아닙니다 (YAML 매핑이 아닙니다)"},
+    "kc_not_list": {"en": "{where}: {field} is not a list",
+                    "ja": "{where}: {field} がリストではありません",
+                    "ko": "{where}: {field} 값이 리스트가 아닙니다"},
+    "kc_plugin": {"en": "{where} uses an {plugin} plugin; the grader only uses a token or client-certificate kubeconfig and "
+                        "runs no command",
+                  "ja": "{where} は {plugin} プラグインを使っています。採点で使えるのはトークンかクライアント証明書の "
+                        "kubeconfig だけで、コマンドは実行しません",
+                  "ko": "{where}: {plugin} 플러그인을 사용합니다. 채점기는 토큰이나 클라이언트 인증서 kubeconfig만 사용하며 명"
+                        "령을 실행하지 않습니다"},
+    "kc_token_unsendable": {"en": "{where}: the token has whitespace or a control character that an HTTP header cannot carry",
+                            "ja": "{where}: トークンに、HTTP ヘッダーに入れられない空白文字か制御文字があります",
+                            "ko": "{where}: 토큰에 HTTP 헤더에 넣을 수 없는 공백이나 제어 문자가 있습니다"},
+    "kc_no_server": {"en": "{where} has no server",
+                     "ja": "{where} に server がありません",
+                     "ko": "{where}에 server 값이 없습니다"},
+    "kc_server_not_url": {"en": "{where}: the server {server} is not a URL",
+                          "ja": "{where}: server {server} は URL ではありません",
+                          "ko": "{where}: server {server} 값이 URL이 아닙니다"},
+    "kc_server_unprintable": {"en": "{where}: the server {server} has a space or a control character",
+                              "ja": "{where}: server {server} に空白文字か制御文字があります",
+                              "ko": "{where}: server {server} 값에 공백이나 제어 문자가 있습니다"},
+    "kc_server_unparsable": {"en": "{where}: the server {server} is not a URL ({detail})",
+                             "ja": "{where}: server {server} は URL ではありません（{detail}）",
+                             "ko": "{where}: server {server} 값이 URL이 아닙니다 ({detail})"},
+    "kc_server_no_host": {"en": "{where}: the server {server} has no host",
+                          "ja": "{where}: server {server} にホストがありません",
+                          "ko": "{where}: server {server} 값에 호스트가 없습니다"},
+    "kc_server_scheme": {"en": "{where}: the server {server} is not an http:// or https:// URL",
+                         "ja": "{where}: server {server} は http:// でも https:// でもありません",
+                         "ko": "{where}: server {server} 값이 http:// 또는 https:// URL이 아닙니다"},
+    "kc_not_base64_pem": {"en": "{where}: {field} is not base64 of a PEM certificate",
+                          "ja": "{where}: {field} は PEM 証明書を base64 にしたものではありません",
+                          "ko": "{where}: {field} 값이 PEM 인증서의 base64가 아닙니다"},
+    "kc_not_pem_certificate": {"en": "{where}: {field} is not a PEM certificate",
+                               "ja": "{where}: {field} は PEM 証明書ではありません",
+                               "ko": "{where}: {field} 값이 PEM 인증서가 아닙니다"},
+    "kc_key_without_certificate": {"en": "{where}: {field} is given without a client certificate",
+                                   "ja": "{where}: {field} がありますが、クライアント証明書がありません",
+                                   "ko": "{where}: {field} 값은 있지만 클라이언트 인증서가 없습니다"},
+    "kc_certificate_without_key": {"en": "{where}: {field} is given without a client key",
+                                   "ja": "{where}: {field} がありますが、クライアント鍵がありません",
+                                   "ko": "{where}: {field} 값은 있지만 클라이언트 키가 없습니다"},
+    "kc_not_base64_text": {"en": "{where}: {field} is not base64 of PEM text",
+                           "ja": "{where}: {field} は PEM テキストを base64 にしたものではありません",
+                           "ko": "{where}: {field} 값이 PEM 텍스트의 base64가 아닙니다"},
+    "kc_key_mismatch": {"en": "{where}: {field} is not the key of {certificate}",
+                        "ja": "{where}: {field} は {certificate} の鍵ではありません",
+                        "ko": "{where}: {field} 값이 {certificate}의 키가 아닙니다"},
+    "kc_key_unusable": {"en": "{where}: {field} is not an unencrypted PEM private key",
+                        "ja": "{where}: {field} は暗号化されていない PEM 秘密鍵ではありません",
+                        "ko": "{where}: {field} 값이 암호화되지 않은 PEM 개인 키가 아닙니다"},
+    "kc_no_kubernetes_package": {"en": "the kubernetes Python package is not installed",
+                                 "ja": "kubernetes の Python パッケージがインストールされていません",
+                                 "ko": "kubernetes Python 패키지가 설치되어 있지 않습니다"},
+    "kc_loader_refused": {"en": "{where}: {detail}",
+                          "ja": "{where}: kubernetes パッケージが読み込めません（{detail}）",
+                          "ko": "{where}: kubernetes 패키지가 읽지 못합니다 ({detail})"},
+    "kc_tls_unusable": {"en": "{where}: its TLS settings cannot be loaded: {detail}",
+                        "ja": "{where}: TLS の設定を読み込めません: {detail}",
+                        "ko": "{where}: TLS 설정을 읽을 수 없습니다: {detail}"},
+    "api_out_of_time": {"en": "{host}: no time left of the {budget} s deadline for all reads",
+                        "ja": "{host}: すべての読み取りに使える {budget} 秒の期限が尽きました",
+                        "ko": "{host}: 모든 읽기에 쓸 수 있는 {budget}초의 기한이 다 되었습니다"},
+    "api_cut_off": {"en": "{host}: {method} {path} got no complete answer before the {budget} s deadline for all reads",
+                    "ja": "{host}: {method} {path} に、すべての読み取りに使える {budget} 秒の期限内に完全な応答がありませんでし"
+                          "た",
+                    "ko": "{host}: {method} {path} 요청에 모든 읽기에 쓸 수 있는 {budget}초 안에 완전한 응답이 없었습니다"},
+    "api_unreachable": {"en": "{host}: {detail}",
+                        "ja": "{host}: API サーバーに接続できません（{detail}）",
+                        "ko": "{host}: API 서버에 연결할 수 없습니다 ({detail})"},
+    "api_timed_out": {"en": "{host}: Read timed out",
+                      "ja": "{host}: API サーバーの応答が時間内にありませんでした",
+                      "ko": "{host}: API 서버가 제한 시간 안에 응답하지 않았습니다"},
+    "api_closed": {"en": "{host}: the server closed the connection without an answer",
+                   "ja": "{host}: API サーバーが応答せずに接続を閉じました",
+                   "ko": "{host}: API 서버가 응답 없이 연결을 닫았습니다"},
+    "api_closed_midway": {"en": "{host}: the server closed the connection in the middle of the answer",
+                          "ja": "{host}: API サーバーが応答の途中で接続を閉じました",
+                          "ko": "{host}: API 서버가 응답 도중에 연결을 닫았습니다"},
+    "api_answer_too_large": {"en": "{method} {path}: the answer has more than {limit} bytes",
+                             "ja": "{method} {path}: 応答が {limit} バイトを超えています",
+                             "ko": "{method} {path}: 응답이 {limit}바이트를 넘습니다"},
+    "api_unauthorized": {"en": "GET {path}: 401",
+                         "ja": "GET {path}: 401（API サーバーが採点の認証情報を受け付けません）",
+                         "ko": "GET {path}: 401 (API 서버가 채점기의 인증 정보를 받아들이지 않습니다)"},
+    "api_forbidden": {"en": "GET {path}: {detail}",
+                      "ja": "GET {path}: 採点には読む権限がありません（{detail}）",
+                      "ko": "GET {path}: 채점기에 읽기 권한이 없습니다 ({detail})"},
+    "api_status": {"en": "GET {path}: HTTP {status} {detail}",
+                   "ja": "GET {path}: API サーバーの応答は HTTP {status} です（{detail}）",
+                   "ko": "GET {path}: API 서버 응답이 HTTP {status}입니다 ({detail})"},
+    "api_not_json": {"en": "GET {path}: the answer is not JSON",
+                     "ja": "GET {path}: 応答が JSON ではありません",
+                     "ko": "GET {path}: 응답이 JSON이 아닙니다"},
     "grader_bug": {"en": "the grader failed on this check: {detail}",
                    "ja": "このチェックの採点に失敗しました: {detail}",
                    "ko": "이 검사의 채점에 실패했습니다: {detail}"},
@@ -336,10 +453,10 @@ def message(key, params, lang):
     # A parameter `<name>_key` naming a catalogue entry (a `phrase_*` one: a piece of a sentence
     # such as what a probe checked) fills {<name>} in the learner's language, instead of English
     # prose inside ja/ko messages; the phrase's own fields come from the same parameters.
-    phrase_params = {name: value for name, value in params.items() if not name.endswith("_key")}
+    # A phrase may name phrases of its own (a kubeconfig problem names where in the file it is).
     for name, value in params.items():
         if name.endswith("_key") and value in MESSAGES:
-            values[name[:-len("_key")]] = message(value, phrase_params, lang)
+            values[name[:-len("_key")]] = message(value, {k: v for k, v in params.items() if k != name}, lang)
         # `<name>_items`: a list of phrases, each {"key": phrase key, its own fields}, filling
         # {<name>} joined by "; " (the wrong answers of a list of questions).
         elif name.endswith("_items") and isinstance(value, list):
@@ -347,6 +464,13 @@ def message(key, params, lang):
                 message(item["key"], {k: v for k, v in item.items() if k != "key"}, lang)
                 for item in value if isinstance(item, dict) and item.get("key") in MESSAGES)
     return pick(template, lang).format_map(values)
+
+
+def phrase(name, reason):
+    """Parameters that fill {name} of a message with `reason` ({"key", "params"}: a catalogue
+    entry, such as a ClusterError's reason) in the reader's language; none for no reason. The
+    reason's fields may overwrite the message's own of the same name: {name} no longer uses them."""
+    return {f"{name}_key": reason["key"], **reason["params"]} if reason else {}
 
 
 def _text(value):

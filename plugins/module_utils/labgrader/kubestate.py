@@ -67,13 +67,34 @@ class ClusterError(Exception):
         self.kind = kind  # kubeconfig, unreachable, forbidden, unauthorized, api
         self.detail = detail
         # {"key": a message key (i18n.MESSAGES), its params} when the detail is a catalogue
-        # entry, so a learner reads it in their language; None for text from elsewhere
-        self.reason = reason
+        # entry, so a learner reads it in their language; None for text from elsewhere. Its
+        # texts are scrubbed as the detail is (a token must not reach a report through either).
+        self.reason = reason and {"key": reason["key"], "params": {
+            name: scrub(value) if isinstance(value, str) else value for name, value in reason["params"].items()}}
 
 
 def catalogued_error(kind, key, **params):
     """A ClusterError whose detail is the catalogue entry `key` (its English text)."""
     return ClusterError(kind, i18n.message(key, params, "en"), {"key": key, "params": params})
+
+
+def kubeconfig_error(message_key, where, **params):
+    """A kubeconfig the grader cannot use: `where` is (phrase, params) of the place in it
+    (_where_file, _where_user, _where_cluster), `message_key` says why."""
+    phrase, place = where
+    return catalogued_error("kubeconfig", message_key, where_key=phrase, **place, **params)
+
+
+def _where_file(path):
+    return "phrase_kc_where_file", {"kubeconfig": path}
+
+
+def _where_user(path, name):
+    return "phrase_kc_where_user", {"kubeconfig": path, "user": repr(str(name)[:60])}
+
+
+def _where_cluster(path, name):
+    return "phrase_kc_where_cluster", {"kubeconfig": path, "cluster": repr(str(name)[:60])}
 
 
 def _checked_file(holder, key, base, where):
@@ -87,7 +108,7 @@ def _checked_file(holder, key, base, where):
     try:
         read_regular(real, MAX_KUBECONFIG_BYTES)
     except Refused as refused:
-        raise ClusterError("kubeconfig", f"{where}: {refused.describe(path)}") from None
+        raise kubeconfig_error("kc_file_refused", where, detail=refused.describe(path)) from None
     holder[key] = real
 
 
@@ -99,24 +120,24 @@ def load_kubeconfig(path):
     except Refused as refused:
         if refused.problem == "missing":
             raise catalogued_error("kubeconfig", "host_kubeconfig_missing", path=path) from None
-        raise ClusterError("kubeconfig", refused.describe(path) if refused.problem != "invalid_yaml"
-                           else f"{path}: {refused.detail}") from None
+        if refused.problem == "invalid_yaml":
+            raise kubeconfig_error("kc_file_refused", _where_file(path), detail=refused.detail) from None
+        raise catalogued_error("kubeconfig", "kc_unreadable", detail=refused.describe(path)) from None
     config = documents[0] if documents else None
     if not isinstance(config, dict):
-        raise ClusterError("kubeconfig", f"{path}: not a kubeconfig (no mapping)")
+        raise kubeconfig_error("kc_not_mapping", _where_file(path))
     for key in ("clusters", "users", "contexts"):
         if config.get(key) is not None and not isinstance(config[key], list):
-            raise ClusterError("kubeconfig", f"{path}: {key} is not a list")
+            raise kubeconfig_error("kc_not_list", _where_file(path), field=key)
     base = os.path.dirname(os.path.abspath(path))
     for entry in config.get("users") or []:
         user = entry.get("user") if isinstance(entry, dict) else None
         if not isinstance(user, dict):
             continue
-        where = f"{path}: user {str(entry.get('name'))[:60]!r}"
+        where = _where_user(path, entry.get("name"))
         for plugin in ("exec", "auth-provider"):
             if user.get(plugin):
-                raise ClusterError("kubeconfig", f"{where} uses an {plugin} plugin; the grader only uses a "
-                                                 "token or client-certificate kubeconfig and runs no command")
+                raise kubeconfig_error("kc_plugin", where, plugin=plugin)
         for secret in ("token", "password", "client-key-data"):
             register_secret(user.get(secret))
         if "tokenFile" in user:
@@ -124,22 +145,20 @@ def load_kubeconfig(path):
             try:
                 token = read_regular(os.path.realpath(token_path), 64 * 1024).decode("utf-8", "replace")
             except Refused as refused:
-                raise ClusterError("kubeconfig", f"{where}: {refused.describe(token_path)}") from None
+                raise kubeconfig_error("kc_file_refused", where, detail=refused.describe(token_path)) from None
             register_secret(token)
             # client-go reads a tokenFile with strings.TrimSpace (transport/token_source.go).
             user.setdefault("token", token.strip())
         token = user.get("token")
         if isinstance(token, str) and (token != token.strip() or any(c in token for c in "\r\n\0")):
-            raise ClusterError("kubeconfig", f"{where}: the token has whitespace or a control character "
-                                             "that an HTTP header cannot carry")
+            raise kubeconfig_error("kc_token_unsendable", where)
         _checked_file(user, "client-certificate", base, where)
         _checked_file(user, "client-key", base, where)
         register_secret(user.get("client-key-data"))
     for entry in config.get("clusters") or []:
         cluster = entry.get("cluster") if isinstance(entry, dict) else None
         if isinstance(cluster, dict):
-            _checked_file(cluster, "certificate-authority", base,
-                         f"{path}: cluster {str(entry.get('name'))[:60]!r}")
+            _checked_file(cluster, "certificate-authority", base, _where_cluster(path, entry.get("name")))
     _check_current_context(config, path)
     return config
 
@@ -153,22 +172,21 @@ def _check_current_context(config, path):
     cluster = _named(config.get("clusters"), cluster_name, "cluster")
     if cluster is None:
         return
-    where = f"{path}: cluster {str(cluster_name)[:60]!r}"
+    where = _where_cluster(path, cluster_name)
     server = cluster.get("server")
     if server is None or server == "":
-        raise ClusterError("kubeconfig", f"{where} has no server")
-    problem = server_problem(server)
+        raise kubeconfig_error("kc_no_server", where)
+    https = server_url(server).scheme == "https" if server_problem(server) is None else False
+    # the CA and a client certificate are used for https only (the kubernetes package)
+    problem = server_problem(server) or (_ca_problem(cluster) if https else None)
     if problem:
-        raise ClusterError("kubeconfig", f"{where}: {problem}")
-    if server_url(server).scheme != "https":
-        return  # the CA and a client certificate are used for https only (the kubernetes package)
-    problem = _ca_problem(cluster)
-    if problem:
-        raise ClusterError("kubeconfig", f"{where}: {problem}")
+        raise kubeconfig_error(problem[0], where, **problem[1])
+    if not https:
+        return
     user = _named(config.get("users"), user_name, "user")
     problem = _client_certificate_problem(user) if user is not None else None
     if problem:
-        raise ClusterError("kubeconfig", f"{path}: user {str(user_name)[:60]!r}: {problem}")
+        raise kubeconfig_error(problem[0], _where_user(path, user_name), **problem[1])
 
 
 def server_url(server):
@@ -178,19 +196,19 @@ def server_url(server):
 
 
 def server_problem(server):
-    """Why `server` is not a URL a client can connect to, or None."""
-    shown = repr(server)[:100] if isinstance(server, str) else repr(server)[:40]
+    """Why `server` is not a URL a client can connect to, as (message key, params), or None."""
+    shown = {"server": repr(server)[:100] if isinstance(server, str) else repr(server)[:40]}
     if not isinstance(server, str):
-        return f"the server {shown} is not a URL"
+        return "kc_server_not_url", shown
     if any(char.isspace() or not char.isprintable() for char in server):
-        return f"the server {shown} has a space or a control character"
+        return "kc_server_unprintable", shown
     try:
         url = server_url(server)
         url.port  # noqa: B018 - parses the port: ValueError for 'notaport' or 99999
     except ValueError as exc:
-        return f"the server {shown} is not a URL ({exc})"
+        return "kc_server_unparsable", {**shown, "detail": str(exc)}
     if not url.hostname:
-        return f"the server {shown} has no host"
+        return "kc_server_no_host", shown
     return None
 
 
@@ -204,11 +222,12 @@ def _pem(data):
 
 def _ca_problem(cluster):
     """Why the cluster's CA (certificate-authority-data, else the certificate-authority file,
-    as client-go and the kubernetes package choose) cannot verify a server, or None."""
+    as client-go and the kubernetes package choose) cannot verify a server, as (message key,
+    params), or None."""
     if cluster.get("certificate-authority-data"):  # empty: no CA (client-go's HasCA), the system's are used
         name, pem = "certificate-authority-data", _pem(cluster["certificate-authority-data"])
         if pem is None:
-            return f"{name} is not base64 of a PEM certificate"
+            return "kc_not_base64_pem", {"field": name}
         source = {"cadata": pem}
     elif cluster.get("certificate-authority"):
         name = f"certificate-authority {cluster['certificate-authority']}"
@@ -218,22 +237,22 @@ def _ca_problem(cluster):
     try:
         ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(**source)
     except (ssl.SSLError, ValueError):
-        return f"{name} is not a PEM certificate"
+        return "kc_not_pem_certificate", {"field": name}
     return None
 
 
 def _client_certificate_problem(user):
     """Why the user's client certificate and key cannot be used for TLS, or None (no client
     certificate). -data values are loaded from files in a private temp directory, removed
-    at once: ssl loads a certificate chain from files only."""
+    at once: ssl loads a certificate chain from files only. A problem is (message key, params)."""
     cert_key = "client-certificate-data" if user.get("client-certificate-data") else "client-certificate"
     key_key = "client-key-data" if user.get("client-key-data") else "client-key"
     if not user.get(cert_key) and not user.get(key_key):
         return None
     if not user.get(cert_key):
-        return f"{key_key} is given without a client certificate"
+        return "kc_key_without_certificate", {"field": key_key}
     if not user.get(key_key):
-        return f"{cert_key} is given without a client key"
+        return "kc_certificate_without_key", {"field": cert_key}
     with tempfile.TemporaryDirectory(prefix="labgrader-") as scratch:
         paths = {}
         for key in (cert_key, key_key):
@@ -242,21 +261,21 @@ def _client_certificate_problem(user):
                 continue
             pem = _pem(user[key])
             if pem is None:
-                return f"{key} is not base64 of PEM text"
+                return "kc_not_base64_text", {"field": key}
             paths[key] = os.path.join(scratch, key)
             with open(os.open(paths[key], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
                 handle.write(pem)
         try:
             ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(cafile=paths[cert_key])
         except (ssl.SSLError, ValueError):
-            return f"{cert_key} is not a PEM certificate"
+            return "kc_not_pem_certificate", {"field": cert_key}
         try:
             # an empty password: an encrypted key fails here instead of prompting on a terminal
             ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_cert_chain(paths[cert_key], paths[key_key], password=b"")
         except ssl.SSLError as exc:
             if exc.reason == "KEY_VALUES_MISMATCH":
-                return f"{key_key} is not the key of {cert_key}"
-            return f"{key_key} is not an unencrypted PEM private key"
+                return "kc_key_mismatch", {"field": key_key, "certificate": cert_key}
+            return "kc_key_unusable", {"field": key_key}
     return None
 
 
@@ -318,12 +337,12 @@ def loader_settings(config, kubeconfig):
     try:
         import kubernetes  # only for the kubeconfigs that token_settings does not read
     except ImportError:
-        raise ClusterError("kubeconfig", "the kubernetes Python package is not installed") from None
+        raise catalogued_error("kubeconfig", "kc_no_kubernetes_package") from None
     try:
         configuration = kubernetes.client.Configuration()
         kubernetes.config.load_kube_config_from_dict(config, client_configuration=configuration)
     except Exception as exc:  # any loader error means: cannot talk to this cluster  # noqa: BLE001
-        raise ClusterError("kubeconfig", f"{kubeconfig}: {' '.join(str(exc).split())[:200]}") from None
+        raise kubeconfig_error("kc_loader_refused", _where_file(kubeconfig), detail=" ".join(str(exc).split())[:200]) from None
     headers = {setting["key"]: setting["value"] for setting in configuration.auth_settings().values()
                if setting.get("in") == "header" and setting.get("value")}
     return ClientSettings(configuration.host, configuration.ssl_ca_cert, None, configuration.verify_ssl,
@@ -341,8 +360,7 @@ def _tls_context(settings, kubeconfig):
         if settings.cert_file:
             context.load_cert_chain(settings.cert_file, settings.key_file, password=b"")
     except (ssl.SSLError, OSError, ValueError) as exc:
-        raise ClusterError("kubeconfig", f"{kubeconfig}: its TLS settings cannot be loaded: "
-                                         f"{' '.join(str(exc).split())[:200]}") from None
+        raise kubeconfig_error("kc_tls_unusable", _where_file(kubeconfig), detail=" ".join(str(exc).split())[:200]) from None
     return context
 
 
@@ -360,11 +378,10 @@ class KubeReader:
         # load_kubeconfig checked the current context; the loader may have read another shape
         problem = server_problem(settings.host)
         if problem:
-            raise ClusterError("kubeconfig", f"{kubeconfig}: {problem}")
+            raise kubeconfig_error(problem[0], _where_file(kubeconfig), **problem[1])
         url = urlsplit(settings.host)
         if url.scheme not in ("http", "https"):
-            raise ClusterError("kubeconfig", f"{kubeconfig}: the server {settings.host!r:.100} is not an http:// or "
-                                             "https:// URL")
+            raise kubeconfig_error("kc_server_scheme", _where_file(kubeconfig), server=f"{settings.host!r:.100}")
         # host and port given apart: http.client would read user:password@ or [::1] as a port
         self._hostname, self._port = url.hostname, url.port or (443 if url.scheme == "https" else 80)
         self._prefix = url.path.rstrip("/")
@@ -395,8 +412,7 @@ class KubeReader:
     def _send(self, method, path, query=None, body=None):
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
-            raise ClusterError("unreachable", f"{self.host}: no time left of the {self.budget:g} s deadline "
-                                              "for all reads")
+            raise catalogued_error("unreachable", "api_out_of_time", host=self.host, budget=f"{self.budget:g}")
         url = self._prefix + path + (f"?{urlencode(query)}" if query else "")
         self.requests += 1
         connection = self._connection(min(self.timeout, remaining))
@@ -419,14 +435,15 @@ class KubeReader:
             response = connection.getresponse()
             body = response.read(MAX_ANSWER_BYTES + 1)
             if len(body) > MAX_ANSWER_BYTES:
-                raise ClusterError("api", f"{method} {path}: the answer has more than {MAX_ANSWER_BYTES} bytes")
+                raise catalogued_error("api", "api_answer_too_large", method=method, path=path, limit=MAX_ANSWER_BYTES)
             if response.length:  # read(amt) returns what came before the end without raising
                 raise http.client.IncompleteRead(body, response.length)
         except (OSError, http.client.HTTPException, ValueError) as exc:
             if cut.is_set():
-                raise ClusterError("unreachable", f"{self.host}: {method} {path} got no complete answer before the "
-                                                  f"{self.budget:g} s deadline for all reads") from None
-            raise ClusterError("unreachable", f"{self.host}: {connection_reason(exc)}") from None
+                raise catalogued_error("unreachable", "api_cut_off", host=self.host, method=method, path=path,
+                                       budget=f"{self.budget:g}") from None
+            key, params = connection_reason(exc)
+            raise catalogued_error("unreachable", key, host=self.host, **params) from None
         finally:
             watchdog.cancel()
             connection.close()
@@ -438,15 +455,15 @@ class KubeReader:
             return None
         text = body.decode("utf-8", "replace")
         if status == 401:
-            raise ClusterError("unauthorized", f"GET {path}: 401")
+            raise catalogued_error("unauthorized", "api_unauthorized", path=path)
         if status == 403:
-            raise ClusterError("forbidden", f"GET {path}: {_status_message(text)}")
+            raise catalogued_error("forbidden", "api_forbidden", path=path, detail=_status_message(text))
         if status >= 300:
-            raise ClusterError("api", f"GET {path}: HTTP {status} {_status_message(text)}")
+            raise catalogued_error("api", "api_status", path=path, status=status, detail=_status_message(text))
         try:
             return decode_answer(text)
         except ValueError:
-            raise ClusterError("api", f"GET {path}: the answer is not JSON") from None
+            raise catalogued_error("api", "api_not_json", path=path) from None
 
 
 class DeepObject(dict):
@@ -611,15 +628,16 @@ def _skip(text, index):
 
 
 def connection_reason(exc):
-    """The useful part of a connection error: 'Connection refused', 'Read timed out', ..."""
+    """The useful part of a connection error, as (message key, params): a timeout, a closed
+    connection, else the system's own words ('Connection refused')."""
     if isinstance(exc, TimeoutError):
-        return "Read timed out"
+        return "api_timed_out", {}
     if isinstance(exc, http.client.RemoteDisconnected):
-        return "the server closed the connection without an answer"
+        return "api_closed", {}
     if isinstance(exc, http.client.IncompleteRead):
-        return "the server closed the connection in the middle of the answer"
+        return "api_closed_midway", {}
     text = " ".join(str(getattr(exc, "strerror", None) or exc).split())
-    return text.strip("()'\" ")[:200] or type(exc).__name__
+    return "api_unreachable", {"detail": text.strip("()'\" ")[:200] or type(exc).__name__}
 
 
 def _status_message(text):
@@ -633,10 +651,11 @@ class ClusterState:
     """The answers to a lab's reads: `reads[name]` is a list of items (LIST), an object
     (GET), or None (404). `problem` is set when the cluster could not be read at all."""
 
-    def __init__(self, reads=None, problem=None, detail="", requests=0, seconds=0.0):
+    def __init__(self, reads=None, problem=None, detail="", requests=0, seconds=0.0, reason=None):
         self.reads = reads or {}
         self.problem = problem
         self.detail = detail
+        self.reason = reason  # `detail` as a catalogue entry (ClusterError.reason)
         self.requests = requests
         self.seconds = seconds
 
@@ -664,7 +683,7 @@ def collect_cluster(kubeconfig, reads, timeout=DEFAULT_TIMEOUT, deadline=None, r
     try:
         reader = KubeReader(kubeconfig, timeout, deadline)
     except ClusterError as exc:
-        return ClusterState(problem=exc.kind, detail=exc.detail)
+        return ClusterState(problem=exc.kind, detail=exc.detail, reason=exc.reason)
     answers = {}
     try:
         for name, (path, query) in reads.items():
@@ -676,5 +695,5 @@ def collect_cluster(kubeconfig, reads, timeout=DEFAULT_TIMEOUT, deadline=None, r
             answer = reader.review(path, body)
             answers[name] = answer.get("status") if isinstance(answer, dict) else None
     except ClusterError as exc:
-        return ClusterState(answers, exc.kind, exc.detail, reader.requests, time.monotonic() - started)
+        return ClusterState(answers, exc.kind, exc.detail, reader.requests, time.monotonic() - started, exc.reason)
     return ClusterState(answers, requests=reader.requests, seconds=time.monotonic() - started)

@@ -26,11 +26,11 @@ import json
 import os
 import sys
 
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.i18n import pick
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.learner_text import (
     distinct_problems,
+    error_text,
     problem_lines,
     step_line,
 )
@@ -271,13 +271,6 @@ def progress_printer(lang, err):
             text = pick(PROGRESS["waiting"], lang).format(pending=len(pending), waited=round(waited), limit=round(limit))
         print(text, file=err, flush=True)
     return progress
-
-
-def error_text(error, lang):
-    """Why the VM cannot be graded, in `lang` when the reasons are catalogue entries."""
-    if error.get("reasons"):
-        return "; ".join(i18n.message(reason["key"], reason["params"], lang) for reason in error["reasons"])
-    return error["message"]
 
 
 def usage_text(lang):

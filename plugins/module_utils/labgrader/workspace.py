@@ -21,17 +21,19 @@ class FileRead:
 
     `problem` is None when `data` holds the parsed content; otherwise it is a message key
     (missing, too_large, binary, outside, not_regular, unreadable, empty, invalid_json,
-    invalid_yaml) and `detail` says more.
+    invalid_yaml) and `detail` says more; `reason`, when set, is `detail` as a catalogue entry
+    ({"key", "params"}), for the learner's language.
     """
 
-    __slots__ = ("data", "detail", "path", "problem", "text")
+    __slots__ = ("data", "detail", "path", "problem", "reason", "text")
 
-    def __init__(self, path, problem=None, detail="", data=None, text=None):
+    def __init__(self, path, problem=None, detail="", data=None, text=None, reason=None):
         self.path = path
         self.problem = problem
         self.detail = detail
         self.data = data
         self.text = text
+        self.reason = reason
 
     @property
     def ok(self):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.validate import result_problem
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import (
     as_int,
@@ -33,14 +34,26 @@ def learner_id(raw):
     return as_text(value)[:LEARNER_ID_MAX] if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
 
 
-def host_error(name, kind, message, details=None, lang="en"):
+def host_error(name, kind, message, details=None, lang="en", reasons=None):
     return {
         "host": name,
         "lang": lang,
         "state": "error",
-        "error": {"kind": kind, "message": message, "details": jsonable(details or {})},
+        "error": {"kind": kind, "message": message, "details": jsonable(details or {}),
+                  **({"reasons": reasons} if reasons else {})},
         "labs": {},
     }
+
+
+def catalogued_reasons(raw):
+    """A host error's reasons ({"key", "params"} each, so learners/<host>.txt says them in the
+    learner's language), kept only when every one names a catalogue message; else None and
+    the English message stands."""
+    if not isinstance(raw, list) or not raw:
+        return None
+    if not all(isinstance(r, dict) and r.get("key") in i18n.MESSAGES and isinstance(r.get("params"), dict) for r in raw):
+        return None
+    return [{"key": r["key"], "params": jsonable(r["params"])} for r in raw]
 
 
 def _error_check(lab_id, step, index, message, raw=None):
@@ -164,7 +177,8 @@ def _norm_host(raw, name):
         if kind != error.get("kind"):
             message = f"[{as_text(error.get('kind'))}] {message}"
         details = error.get("details")
-        return host_error(name, kind, message, details if isinstance(details, dict) else {}, lang)
+        reasons = catalogued_reasons(error.get("reasons")) if kind == error.get("kind") else None
+        return host_error(name, kind, message, details if isinstance(details, dict) else {}, lang, reasons)
     if state != "graded":
         return host_error(name, "grader", f"the record has an unknown state {short_repr(state)}",
                            lang=lang)

@@ -110,9 +110,10 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "kubeconfig_wrong": {"en": "{what}: expected {expected}, found {found}",
                          "ja": "{what}: 期待値は {expected} ですが、実際は {found} です",
                          "ko": "{what}: 기댓값은 {expected}, 실제 값은 {found}입니다"},
-    "kubeconfig_unreadable": {"en": "{path} cannot be used as a kubeconfig ({problem})",
-                              "ja": "{path} は kubeconfig として使えません（{problem}）",
-                              "ko": "{path} 파일을 kubeconfig로 쓸 수 없습니다 ({problem})"},
+    # {problem} names the file (ClusterError reasons start with where in the kubeconfig they are)
+    "kubeconfig_unreadable": {"en": "{problem}: it cannot be used as a kubeconfig",
+                              "ja": "{problem}。kubeconfig として使えません",
+                              "ko": "{problem}. kubeconfig로 쓸 수 없습니다"},
     "admin_kubeconfig_unreadable": {"en": "the VM's admin kubeconfig cannot be read: {detail}",
                                     "ja": "VM の管理者用 kubeconfig を読めません: {detail}",
                                     "ko": "VM의 관리자 kubeconfig를 읽을 수 없습니다: {detail}"},

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import file_problem
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.kubeconfig import (
     current_context,
@@ -155,7 +156,8 @@ def kubeconfig_context(state, name):
     parser's error is not shown: it quotes the text, and a kubeconfig's text holds a token."""
     read = state.files[name]
     if read.problem == "invalid_kubeconfig":
-        stop_if(failed("kubeconfig_unreadable", path=read.path, problem=read.detail, hint="ci_kubeconfig"))
+        stop_if(failed("kubeconfig_unreadable", path=read.path, problem=read.detail, hint="ci_kubeconfig",
+                       **i18n.phrase("problem", read.reason)))
     if not read.ok:
         stop_if(file_problem(read, hint="ci_kubeconfig"))
     return current_context(read.data[0])

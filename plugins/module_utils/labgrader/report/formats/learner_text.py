@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import LABELS, LEARNER_LABELS, kind_label
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import show_value, term_safe
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import ERROR, FAIL, PASS, SYMBOLS
@@ -24,6 +25,13 @@ def evidence_lines(check, labels):
             continue
         lines.append(f"      {labels[key]}: {term_safe(shown)}")
     return lines
+
+
+def error_text(error, lang):
+    """Why the VM cannot be graded, in `lang` when the reasons are catalogue entries."""
+    if error.get("reasons"):  # kept by normalize only when each names a catalogue message
+        return "; ".join(i18n.message(reason["key"], reason["params"], lang) for reason in error["reasons"])
+    return error["message"]
 
 
 def step_line(step, lang):
@@ -98,7 +106,7 @@ def build_learner_text(host, generated_at):
     if host["state"] != "graded":
         error = host["error"]
         lines.append(f"{SYMBOLS[ERROR]} {labels['env_error']}: {kind_label(error['kind'], lang)}: "
-                     f"{term_safe(error['message'])}")
+                     f"{term_safe(error_text(error, lang))}")
         return "\n".join(lines) + "\n"
     for lab_id, lab in host["labs"].items():
         checks = [c for s in lab["steps"] for c in s["checks"]]
