@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pytest
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import evidence
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import render
@@ -26,7 +27,8 @@ class _Check:
     step, id, hint = 1, "lab.1.check", "json_types"  # a check whose own hint is about JSON numbers
 
 
-STATE = SimpleNamespace(files={"report.json": SimpleNamespace(ok=True, path="/w/report.json", data=["a", 1])})
+STATE = SimpleNamespace(files={"report.json": SimpleNamespace(ok=True, path="/w/report.json", data=["a", 1])},
+                        evidence_keys={"report.json": ("gate", "ci_writes")})
 
 
 def test_every_failure_kind_with_its_own_advice_has_it():
@@ -44,7 +46,9 @@ def test_the_failure_kind_decides_the_hint_over_the_check():
 def test_a_json_array_where_an_object_is_asked_gets_the_object_hint():
     _, problem = evidence(STATE, "report.json")
     assert (problem.key, problem.hint) == ("wrong_type", "json_object")
-    assert "not an array" in i18n.hint(problem.hint, "en")
+    assert i18n.hint(problem.hint, "en", problem.params) == (
+        "Write the evidence file as one JSON object, in curly braces, with the keys gate, ci_writes; not an array "
+        "or a single value.")
 
 
 def test_a_missing_git_file_is_told_to_create_it(fake_api):
@@ -63,3 +67,45 @@ def test_a_pending_check_is_told_to_look_again_not_how_to_fix():
     assert checked["hint"] == "Argo CD はまだ作業中です。1 分ほど待ってから `lab check 1` をもう一度実行してください。"
     assert i18n.hint("pending_again", "en", checked["params"]) == (
         "Argo CD has not finished yet: run `lab check 1` again in a minute.")
+
+
+class _KeysRead(dict):
+    """An evidence file's object that records which keys the checks read."""
+
+    def __init__(self, data, seen):
+        super().__init__(data)
+        self.seen = seen
+
+    def __getitem__(self, key):
+        self.seen.add(key)
+        return super().__getitem__(key)
+
+    def get(self, key, default=None):
+        self.seen.add(key)
+        return super().get(key, default)
+
+    def __contains__(self, key):
+        self.seen.add(key)
+        return super().__contains__(key)
+
+
+@pytest.mark.parametrize("lab_id", sorted(LABS))
+def test_the_keys_a_hint_names_are_the_keys_the_checks_read(fake_api, lab_id):
+    """Reads json_files declares each evidence file's keys; graded on the golden world, the checks
+    read exactly those."""
+    state = collect_host(fake_api.world(f"{lab_id}/golden.yaml"), lab_id)
+    seen = {name: set() for name in state.evidence_keys}
+    for name in seen:
+        state.files[name].data = _KeysRead(state.files[name].data, seen[name])
+    LABS[lab_id].judge(state, "en")
+    assert {name: sorted(keys) for name, keys in seen.items()} == {
+        name: sorted(keys) for name, keys in state.evidence_keys.items()}
+
+
+def test_a_missing_evidence_file_is_told_its_keys(fake_api):
+    state = collect_host(fake_api.world("capa-src/half-done.yaml"))
+    checks = {c["check"]: c for c in LABS["capa-src"].judge(state, "ja")}
+    waves = [c for c in checks.values() if c["message_key"] == "file_missing" and c["params"]["path"].endswith("waves.json")]
+    assert waves and {(c["hint_key"], c["hint"]) for c in waves} == {(
+        "evidence_create", f"{waves[0]['params']['path']} を作成してください。"
+        "キー hook_job, hook_created, settings_created を持つ 1 つの JSON オブジェクトです。")}

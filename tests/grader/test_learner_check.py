@@ -83,7 +83,8 @@ capa-src  Argo CD のソース: Helm・Kustomize・ウェーブ・フック  {pa
       ヒント: `kubectl apply -n argocd -f <ファイル>` で適用し、`kubectl -n argocd get app <名前> -o yaml` \
 の出力と比べてください。
     ✗ {host}/root/capa-src/waves.json がありません（4 件のチェックで同じ）
-      ヒント: {host}/root/capa-src/waves.json を作成してください。何を書くかはステップに書かれています。
+      ヒント: {host}/root/capa-src/waves.json を作成してください。キー hook_job, hook_created, settings_created \
+を持つ 1 つの JSON オブジェクトです。
     ✗ src-waves ネームスペースにまだありません: ConfigMap settings, Deployment app, Job smoke
       期待値: ["ConfigMap settings", "Deployment app", "Job smoke"]
 ✗ ステップ 6: PreSync フックが失敗するコミットとその修正（failed-hook.json）

@@ -118,7 +118,8 @@ class Repo:
 class Reads:
     """Everything a lab may read. Names not declared here raise when a check asks for them.
 
-    - json_files, yaml_files, text_files: paths relative to the workspace (text files also
+    - json_files: {evidence file: the keys the lab's checks read from it} (a hint names them);
+    - yaml_files, text_files: paths relative to the workspace (text files also
       report whether they are executable, for scripts); kubeconfig_files: kubeconfigs in the
       workspace, loaded as kubectl loads them (file references resolved, bounded);
     - repo: a Repo; clone: the clone's path relative to the workspace; clone_refs: full ref
@@ -136,7 +137,9 @@ class Reads:
                  clone_refs=(), api=None, reviews=None, probes=None, probe_part=0.75):
         if not 0 < probe_part <= 1:
             raise ValueError(f"probe_part must be more than 0 and at most 1, got {probe_part}")
-        self.json_files = tuple(json_files)
+        evidence_keys = json_files if isinstance(json_files, dict) else dict.fromkeys(json_files, ())
+        self.json_files = tuple(evidence_keys)
+        self.evidence_keys = {name: tuple(keys) for name, keys in evidence_keys.items()}
         self.yaml_files = tuple(yaml_files)
         self.text_files = tuple(text_files)
         self.kubeconfig_files = tuple(kubeconfig_files)
@@ -287,7 +290,8 @@ def collector(lab, site, kubeconfig, timeout=10.0, max_bytes=1024 * 1024, budget
         snapshot = read_cluster(kubeconfig, api_reads, timeout, budget, reviews)
         cluster = ClusterView(snapshot, list(api_reads) + list(reviews))
         return LabState(site, workspace, bare_path, files, repo, clone, cluster, probes, clone_refs=clone_refs,
-                        budget=budget, read_seconds=time.monotonic() - started - probe_seconds)
+                        budget=budget, read_seconds=time.monotonic() - started - probe_seconds,
+                        evidence_keys=reads.evidence_keys)
 
     return collect
 

@@ -173,11 +173,12 @@ class LabState:
     LabBudget; `read_seconds` what this collection took besides the probes."""
 
     def __init__(self, site, workspace, bare_path, files, repo, clone, cluster, probes, now=None, clone_refs=None,
-                 budget=None, read_seconds=0.0):
+                 budget=None, read_seconds=0.0, evidence_keys=None):
         self.site = site
         self.workspace = workspace
         self.bare_path = bare_path
         self.files = files  # Declared: name -> workspace.FileRead
+        self.evidence_keys = evidence_keys or {}  # JSON evidence file -> the keys the lab asks for
         self._repo = repo  # gitstate.RepoState of the lab's bare repository, or None
         self.clone = clone  # gitstate.CloneState of the learner's clone, or None
         self.cluster = cluster  # ClusterView
@@ -300,7 +301,7 @@ def render(lab_id, check, verdict, lang, site_params):
     # learner's: the check's own advice (how to fix it) would not be true for it.
     hint_key = None
     if verdict.status == FAIL:
-        hint_key = i18n.MESSAGE_HINTS.get(verdict.key) or verdict.hint or check.hint
+        hint_key = i18n.message_hint(verdict.key, verdict.params) or verdict.hint or check.hint
     elif verdict.status == PENDING:
         hint_key = verdict.hint or "pending_again"
     expected, found = scrub_value(bound(verdict.expected)), scrub_value(bound(verdict.found))

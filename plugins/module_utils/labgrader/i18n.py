@@ -388,12 +388,15 @@ HINTS = {
                           "マを付けません。`python3 -m json.tool <ファイル>` でエラーを確認できます。",
                     "ko": "메시지가 가리키는 줄과 열의 JSON을 고치세요. 키와 문자열은 큰따옴표로 감싸고, 마지막 값 뒤에는 쉼표"
                           "를 붙이지 않습니다. `python3 -m json.tool <파일>` 명령으로 오류를 볼 수 있습니다."},
-    "json_object": {"en": "Write the evidence file as one JSON object, in curly braces, with the keys the step asks for; not an "
-                          "array or a single value.",
-                    "ja": "証拠ファイルは、配列や単一の値ではなく、ステップが求めるキーを持つ 1 つの JSON オブジェクト（中かっこ"
-                          "で囲む）として書いてください。",
-                    "ko": "증거 파일은 배열이나 단일 값이 아니라, 단계에서 요구하는 키를 가진 하나의 JSON 오브젝트(중괄호로 감"
-                          "쌈)로 쓰세요."},
+    "json_object": {"en": "Write the evidence file as one JSON object, in curly braces, with the keys {keys}; not an array "
+                          "or a single value.",
+                    "ja": "証拠ファイルは、配列や単一の値ではなく、キー {keys} を持つ 1 つの JSON オブジェクト（中かっこで囲む）"
+                          "として書いてください。",
+                    "ko": "증거 파일은 배열이나 단일 값이 아니라, {keys} 키를 가진 하나의 JSON 오브젝트(중괄호로 감쌈)로 "
+                          "쓰세요."},
+    "evidence_create": {"en": "Create {path}: one JSON object with the keys {keys}.",
+                        "ja": "{path} を作成してください。キー {keys} を持つ 1 つの JSON オブジェクトです。",
+                        "ko": "{path} 파일을 만드세요. {keys} 키를 가진 하나의 JSON 오브젝트입니다."},
     "evidence_files": {"en": "Write the evidence file in the workspace as a JSON object with the keys the step asks for.",
                        "ja": "証拠ファイルは、ステップが求めるキーを持つ JSON オブジェクトとしてワークスペースに書いてください。",
                        "ko": "증거 파일은 각 단계에서 요구하는 키를 가진 JSON 오브젝트로 작업 공간에 쓰세요."},
@@ -414,6 +417,14 @@ MESSAGE_HINTS = {
 
 translations(MESSAGES, "i18n.MESSAGES")
 translations(HINTS, "i18n.HINTS")
+
+
+def message_hint(key, params):
+    """The hint a failure kind always stands under (MESSAGE_HINTS), or None; a missing evidence
+    file whose keys are declared (`keys` in its params) is told which keys to write."""
+    if key == "file_missing" and params.get("keys"):
+        return "evidence_create"
+    return MESSAGE_HINTS.get(key)
 
 
 def register(lab):

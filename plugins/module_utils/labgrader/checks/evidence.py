@@ -7,19 +7,21 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_v
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed
 
 
-def file_problem(read, hint=None):
+def file_problem(read, hint=None, **params):
     """A failing Verdict that says why an evidence file could not be used."""
     return failed(f"file_{read.problem}", expected=None, found=read.detail or None,
-                  path=read.path, detail=read.detail, hint=hint)
+                  path=read.path, detail=read.detail, hint=hint, **params)
 
 
 def evidence(state, name):
-    """(object, None) for a JSON evidence file holding an object, else (None, failing Verdict)."""
+    """(object, None) for a JSON evidence file holding an object, else (None, failing Verdict);
+    a hint names the keys the lab asks of the file (Reads json_files)."""
     read = state.files[name]
+    keys = ", ".join(state.evidence_keys.get(name, ()))
     if not read.ok:
-        return None, file_problem(read, hint="evidence_files")
+        return None, file_problem(read, hint="evidence_files", keys=keys)
     if not isinstance(read.data, dict):
-        return None, failed("wrong_type", expected="object", found=read.data, what=name,
+        return None, failed("wrong_type", expected="object", found=read.data, what=name, keys=keys,
                             expected_type="object", found_type=json_type(read.data), hint="json_object")
     return read.data, None
 

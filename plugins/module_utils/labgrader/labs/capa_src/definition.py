@@ -39,7 +39,17 @@ STEP_TITLES = {  # what the learner builds in each step
         "ko": "report.json: 각 값을 누가 정했는가"},
 }
 
-EVIDENCE_JSON = ("precedence.json", "tracking.json", "waves.json", "failed-hook.json", "ignore.json", "report.json")
+# The evidence files and the keys the checks read from each (tests/grader/test_hint_pairs.py
+# records what the checks read).
+EVIDENCE_JSON = {
+    "precedence.json": ("replicas", "greeting"),
+    "tracking.json": ("helm_release_secrets", "tracking_annotation", "instance_label"),
+    "waves.json": ("hook_job", "hook_created", "settings_created"),
+    "failed-hook.json": ("commit", "phase", "live_mode"),
+    "ignore.json": ("scaled_at", "checked_at", "replicas", "sync_status"),
+    "report.json": ("helm_winner", "replicas_winner", "helm_installed", "image_source", "hook_blocked_sync",
+                    "replicas_owner"),
+}
 APP_FILES = ("app-src-helm.yaml", "app-src-kust.yaml", "app-src-waves.yaml")
 TRACKED = ("waves/config.yaml", "waves/migrate.yaml")
 

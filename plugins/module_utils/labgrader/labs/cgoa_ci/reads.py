@@ -95,7 +95,14 @@ def reviews(site, files):
     return questions
 
 
-READS = Reads(json_files=("broken.json", "report.json"), yaml_files=("app.yaml",),
+# The evidence files and the keys the checks read from each (tests/grader/test_hint_pairs.py
+# records what the checks read).
+EVIDENCE_JSON = {
+    "broken.json": ("commit", "sync_status", "operation_message", "live_replicas"),
+    "report.json": ("ci_writes", "cd_writes", "ci_can_write_prod", "gate", "deployed_revision", "broken_reached_git"),
+}
+
+READS = Reads(json_files=EVIDENCE_JSON, yaml_files=("app.yaml",),
               text_files=("validate.sh", "bump.sh", "blocked.txt"), kubeconfig_files=("ci-kubeconfig", "kubeconfig"),
               repo=Repo(REPO_NAME, prefixes=("deploy",), tracked_paths=(WEB_YAML,), files=("hooks/pre-receive",)),
               clone="repo", clone_refs=("refs/heads/main", "refs/remotes/origin/main"),
