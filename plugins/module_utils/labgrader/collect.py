@@ -35,6 +35,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kubest
     collect_cluster,
     kubeconfig_error,
     load_kubeconfig,
+    where_file,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.limits import Refused, read_regular
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.workspace import (
@@ -203,7 +204,7 @@ def load_kubeconfig_data(path):
             try:
                 data = read_regular(cluster.pop("certificate-authority"), 64 * 1024)
             except Refused as refused:
-                raise kubeconfig_error("kc_file_refused", ("phrase_kc_where_file", {"kubeconfig": path}),
+                raise kubeconfig_error("kc_file_refused", where_file(path),
                                        detail=f"certificate-authority: {refused.problem}") from None
             cluster.setdefault("certificate-authority-data", base64.b64encode(data).decode())
     return config

@@ -36,7 +36,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdic
     summarize,
     worst,
 )
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import translations
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import translation, translations
 
 
 class UndeclaredRead(KeyError):
@@ -229,7 +229,7 @@ class Lab:
 
     def __init__(self, lab_id, title, step_titles, reads, messages=None, hints=None, owns=None):
         self.id = lab_id
-        self.title = translations({"title": title}, lab_id)["title"]  # {lang: text}
+        self.title = translation(title, f"{lab_id} title")  # {lang: text}
         self.step_titles = translations(step_titles, f"{lab_id} step titles")  # {step: {lang: title}}
         self.reads = reads
         self.messages = messages or {}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import translations
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import pick, translations
 
 # {key: {lang: text}}; placeholders are str.format fields filled from the check's params.
 MESSAGES = {
@@ -435,11 +435,6 @@ def register(lab):
             if catalogue.get(key, texts) != texts:
                 raise ValueError(f"lab {lab.id}: message key {key!r} is already used with another text")
             catalogue[key] = texts
-
-
-def pick(texts, lang):
-    """One language's text of a {lang: text} entry; English where the entry lacks `lang`."""
-    return texts.get(lang) or texts["en"]
 
 
 def show(value):

@@ -45,7 +45,7 @@ from urllib.parse import urlencode, urlsplit
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.limits import Refused, depth, load_yaml, read_regular
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.redaction import register_secret, scrub
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.redaction import register_secret, scrub, scrub_value
 
 DEFAULT_TIMEOUT = 10.0
 MAX_KUBECONFIG_BYTES = 1024 * 1024
@@ -69,8 +69,7 @@ class ClusterError(Exception):
         # {"key": a message key (i18n.MESSAGES), its params} when the detail is a catalogue
         # entry, so a learner reads it in their language; None for text from elsewhere. Its
         # texts are scrubbed as the detail is (a token must not reach a report through either).
-        self.reason = reason and {"key": reason["key"], "params": {
-            name: scrub(value) if isinstance(value, str) else value for name, value in reason["params"].items()}}
+        self.reason = scrub_value(reason)
 
 
 def catalogued_error(kind, key, **params):
@@ -80,12 +79,12 @@ def catalogued_error(kind, key, **params):
 
 def kubeconfig_error(message_key, where, **params):
     """A kubeconfig the grader cannot use: `where` is (phrase, params) of the place in it
-    (_where_file, _where_user, _where_cluster), `message_key` says why."""
+    (where_file, _where_user, _where_cluster), `message_key` says why."""
     phrase, place = where
     return catalogued_error("kubeconfig", message_key, where_key=phrase, **place, **params)
 
 
-def _where_file(path):
+def where_file(path):
     return "phrase_kc_where_file", {"kubeconfig": path}
 
 
@@ -121,14 +120,14 @@ def load_kubeconfig(path):
         if refused.problem == "missing":
             raise catalogued_error("kubeconfig", "host_kubeconfig_missing", path=path) from None
         if refused.problem == "invalid_yaml":
-            raise kubeconfig_error("kc_file_refused", _where_file(path), detail=refused.detail) from None
+            raise kubeconfig_error("kc_file_refused", where_file(path), detail=refused.detail) from None
         raise catalogued_error("kubeconfig", "kc_unreadable", detail=refused.describe(path)) from None
     config = documents[0] if documents else None
     if not isinstance(config, dict):
-        raise kubeconfig_error("kc_not_mapping", _where_file(path))
+        raise kubeconfig_error("kc_not_mapping", where_file(path))
     for key in ("clusters", "users", "contexts"):
         if config.get(key) is not None and not isinstance(config[key], list):
-            raise kubeconfig_error("kc_not_list", _where_file(path), field=key)
+            raise kubeconfig_error("kc_not_list", where_file(path), field=key)
     base = os.path.dirname(os.path.abspath(path))
     for entry in config.get("users") or []:
         user = entry.get("user") if isinstance(entry, dict) else None
@@ -176,13 +175,14 @@ def _check_current_context(config, path):
     server = cluster.get("server")
     if server is None or server == "":
         raise kubeconfig_error("kc_no_server", where)
-    https = server_url(server).scheme == "https" if server_problem(server) is None else False
-    # the CA and a client certificate are used for https only (the kubernetes package)
-    problem = server_problem(server) or (_ca_problem(cluster) if https else None)
+    problem = server_problem(server)
     if problem:
         raise kubeconfig_error(problem[0], where, **problem[1])
-    if not https:
-        return
+    if server_url(server).scheme != "https":
+        return  # the CA and a client certificate are used for https only (the kubernetes package)
+    problem = _ca_problem(cluster)
+    if problem:
+        raise kubeconfig_error(problem[0], where, **problem[1])
     user = _named(config.get("users"), user_name, "user")
     problem = _client_certificate_problem(user) if user is not None else None
     if problem:
@@ -342,7 +342,7 @@ def loader_settings(config, kubeconfig):
         configuration = kubernetes.client.Configuration()
         kubernetes.config.load_kube_config_from_dict(config, client_configuration=configuration)
     except Exception as exc:  # any loader error means: cannot talk to this cluster  # noqa: BLE001
-        raise kubeconfig_error("kc_loader_refused", _where_file(kubeconfig), detail=" ".join(str(exc).split())[:200]) from None
+        raise kubeconfig_error("kc_loader_refused", where_file(kubeconfig), detail=" ".join(str(exc).split())[:200]) from None
     headers = {setting["key"]: setting["value"] for setting in configuration.auth_settings().values()
                if setting.get("in") == "header" and setting.get("value")}
     return ClientSettings(configuration.host, configuration.ssl_ca_cert, None, configuration.verify_ssl,
@@ -360,7 +360,7 @@ def _tls_context(settings, kubeconfig):
         if settings.cert_file:
             context.load_cert_chain(settings.cert_file, settings.key_file, password=b"")
     except (ssl.SSLError, OSError, ValueError) as exc:
-        raise kubeconfig_error("kc_tls_unusable", _where_file(kubeconfig), detail=" ".join(str(exc).split())[:200]) from None
+        raise kubeconfig_error("kc_tls_unusable", where_file(kubeconfig), detail=" ".join(str(exc).split())[:200]) from None
     return context
 
 
@@ -378,10 +378,10 @@ class KubeReader:
         # load_kubeconfig checked the current context; the loader may have read another shape
         problem = server_problem(settings.host)
         if problem:
-            raise kubeconfig_error(problem[0], _where_file(kubeconfig), **problem[1])
+            raise kubeconfig_error(problem[0], where_file(kubeconfig), **problem[1])
         url = urlsplit(settings.host)
         if url.scheme not in ("http", "https"):
-            raise kubeconfig_error("kc_server_scheme", _where_file(kubeconfig), server=f"{settings.host!r:.100}")
+            raise kubeconfig_error("kc_server_scheme", where_file(kubeconfig), server=f"{settings.host!r:.100}")
         # host and port given apart: http.client would read user:password@ or [::1] as a port
         self._hostname, self._port = url.hostname, url.port or (443 if url.scheme == "https" else 80)
         self._prefix = url.path.rstrip("/")

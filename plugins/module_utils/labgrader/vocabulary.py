@@ -24,15 +24,26 @@ LANGUAGES = ("en", "ja", "ko")
 LANGUAGE_NAMES = {"en": "English", "ja": "日本語", "ko": "한국어"}
 
 
+def translation(texts, name):
+    """One entry, {lang: text}, checked: it has English and names only the languages above, so a
+    misspelt language code or an entry in another shape fails where it is declared instead of
+    showing a learner English. A language it lacks falls back to English (pick)."""
+    if not isinstance(texts, dict) or not isinstance(texts.get("en"), str) or not set(texts) <= set(LANGUAGES):
+        raise ValueError(f"{name} must be {{language: text}} with English and languages of {LANGUAGES}")
+    return texts
+
+
 def translations(table, name):
-    """`table`, {key: {lang: text}}, checked once when its module is imported: every entry has
-    English and names only the languages above, so a misspelt language code or an entry in
-    another shape fails at import instead of showing a learner English. A language an entry
-    lacks falls back to English (`missing_languages` lists them; a test keeps that list empty)."""
+    """`table`, {key: {lang: text}}, every entry checked (translation) when its module is
+    imported (`missing_languages` lists what a language lacks; a test keeps that list empty)."""
     for key, texts in table.items():
-        if not isinstance(texts, dict) or not isinstance(texts.get("en"), str) or not set(texts) <= set(LANGUAGES):
-            raise ValueError(f"{name}: {key!r} must be {{language: text}} with English and languages of {LANGUAGES}")
+        translation(texts, f"{name}: {key!r}")
     return table
+
+
+def pick(texts, lang):
+    """One language's text of a {lang: text} entry; English where the entry lacks `lang`."""
+    return texts.get(lang) or texts["en"]
 
 
 def missing_languages(table):
@@ -43,7 +54,7 @@ def missing_languages(table):
 def by_language(table):
     """A translation table indexed the other way, {lang: {key: text}}, English where a language
     lacks an entry: the view a page or a report in one language reads."""
-    return {lang: {key: texts.get(lang) or texts["en"] for key, texts in table.items()} for lang in LANGUAGES}
+    return {lang: {key: pick(texts, lang) for key, texts in table.items()} for lang in LANGUAGES}
 
 # Terminal symbols; None is "not graded". The Unicode ones all have East Asian width "N" (narrow),
 # so columns stay aligned in ja/ko terminals that draw "ambiguous" characters (such as "…" and
