@@ -93,7 +93,7 @@ def run_probes(context):
                 if not_run_hook:
                     results["hook"] = not_run_hook
             if "validate" not in results:
-                results["validate"] = not_run or validate_runs(sandbox, context, script.path)
+                results["validate"] = not_run or validate_runs(sandbox, context, script.path, results["k3s"])
             if "hook" not in results:
                 results["hook"] = not_run or hook_runs(sandbox, context, *pushes)
     except SandboxUnavailable as exc:
@@ -143,10 +143,10 @@ def stage_learner(sandbox, context):
     return None
 
 
-def decoy_kubeconfig(context):
+def decoy_kubeconfig(cluster):
     """The kubeconfig KUBECONFIG names in every validate.sh run: the VM's cluster (its server and
-    CA) and a user without credentials, in the CI namespace."""
-    cluster = kubeconfig_cluster(context.site.k3s_kubeconfig)
+    CA, as `run_probes` read them from the admin kubeconfig) and a user without credentials, in the
+    CI namespace."""
     entry = {"server": cluster.get("server") or "https://127.0.0.1:6443"}
     if cluster.get("ca_data"):
         entry["certificate-authority-data"] = cluster["ca_data"]
@@ -156,12 +156,12 @@ def decoy_kubeconfig(context):
                                                                "namespace": DRYRUN_NS}}]}, indent=2) + "\n"
 
 
-def validate_runs(sandbox, context, script):
+def validate_runs(sandbox, context, script, cluster):
     """Each validate case in a fresh sandbox, in /tmp, KUBECONFIG naming a kubeconfig without
     credentials: the script must find the CI kubeconfig by itself. When it refuses the valid case,
     the valid case once with KUBECONFIG at the CI kubeconfig and once in the workspace, so that the
     message can say whether that is all it lacks."""
-    sandbox.write_file(BOGUS_KUBECONFIG, decoy_kubeconfig(context), mode=0o600)
+    sandbox.write_file(BOGUS_KUBECONFIG, decoy_kubeconfig(cluster), mode=0o600)
     env = {**probe_env(context), "KUBECONFIG": BOGUS_KUBECONFIG}
     runs = {case: validate_run(sandbox, context, script, case, files, env) for case, files in validate_cases().items()}
     if not ProbeRun.from_dict(runs["valid"]).succeeded:
