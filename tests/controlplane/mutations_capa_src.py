@@ -658,7 +658,8 @@ MUTATIONS = {
         "capa-src.1.chart-values-prod": "the bare repository's main has no charts/web/values-prod.yaml",
         "capa-src.1.live-app-status": "Application src-helm is Unknown / Healthy, expected Synced / Healthy"}),
     "Chart.yaml without a version": (mutation_chart_without_version, {
-        "capa-src.1.chart-yaml": 'charts/web/Chart.yaml in bare main: expected {"name": "web", "version": "0.1.0"}, '
+        "capa-src.1.chart-yaml": 'charts/web/Chart.yaml on the bare repository\'s main: '
+                                 'expected {"name": "web", "version": "0.1.0"}, '
                                  'found {"name": "web", "version": null}',
         # helm refuses the chart, as Argo CD's repo server does (hence Unknown).
         **{check: "`helm template` of charts/web at bare main fails, as it fails in Argo CD: Error: validation: "
@@ -666,7 +667,8 @@ MUTATIONS = {
            for check in ("capa-src.1.template-configmap", "capa-src.1.template-deployment")},
         "capa-src.1.live-app-status": "Application src-helm is Unknown / Healthy, expected Synced / Healthy"}),
     "values.yaml key misspelled": (mutation_chart_values_typo, {
-        "capa-src.1.chart-values": 'charts/web/values.yaml in bare main: expected {"replicaCount": 1, "greeting": '
+        "capa-src.1.chart-values": 'charts/web/values.yaml on the bare repository\'s main: '
+                                   'expected {"replicaCount": 1, "greeting": '
                                    '"chart-default"}, found {"replicaCount": 1, "greeting": null}'}),
     "ConfigMap template hard-codes the greeting": (mutation_template_hard_codes_greeting, {
         "capa-src.1.template-configmap": "charts/web/templates/configmap.yaml does not render data.greeting from "
@@ -675,29 +677,33 @@ MUTATIONS = {
         "capa-src.1.template-deployment": "charts/web/templates/deployment.yaml does not render spec.replicas from "
                                           ".Values.replicaCount"}),
     "base image without a tag": (mutation_base_image_untagged, {
-        "capa-src.4.kust-base": 'kust/base/deployment.yaml in bare main: expected {"replicas": 1, "label app": "api", '
+        "capa-src.4.kust-base": 'kust/base/deployment.yaml on the bare repository\'s main: '
+                                'expected {"replicas": 1, "label app": "api", '
                                 '"image": "nginx:1.27-alpine", "kustomization": true}, found {"replicas": 1, '
                                 '"label app": "api", "image": "nginx", "kustomization": true}'}),
     "overlay names the base's file": (mutation_overlay_names_the_file, {
-        "capa-src.4.kust-overlay": 'kust/overlays/prod/kustomization.yaml in bare main: expected {"resources": '
+        "capa-src.4.kust-overlay": 'kust/overlays/prod/kustomization.yaml on the bare repository\'s main: expected {"resources": '
                                    '"../../base", "namePrefix": "prod-", "replicas": {"name": "api", "count": 2}}, '
                                    'found {"resources": ["../../base/deployment.yaml"], ',
         # Argo CD cannot render the overlay, so src-kust's sync status is Unknown
         "capa-src.7.live-replicas": 'src-kust / prod-api: expected {"prod-api spec.replicas": 4, "src-kust sync": '
                                     '"Synced"}, found {"prod-api spec.replicas": 4, "src-kust sync": "Unknown"}'}),
     "migrate hook with a fixed name": (mutation_hook_with_fixed_name, {
-        "capa-src.5.git-migrate-hook": 'waves/migrate.yaml in bare main: expected {"generateName": "migrate-", '}),
+        "capa-src.5.git-migrate-hook": 'waves/migrate.yaml on the bare repository\'s main: '
+                                       'expected {"generateName": "migrate-", '}),
     "waves without sync-wave annotations": (mutation_waves_without_annotations, {
-        "capa-src.5.git-settings": 'waves/config.yaml in bare main: expected {"sync-wave": -1, "data.mode": '
+        "capa-src.5.git-settings": 'waves/config.yaml on the bare repository\'s main: expected {"sync-wave": -1, "data.mode": '
                                    '"present"}, found {"sync-wave": 0, "data.mode": "present"}',
-        "capa-src.5.git-smoke": 'waves/smoke.yaml in bare main: expected {"sync-wave": 1, "image": "busybox:1.36", '
+        "capa-src.5.git-smoke": 'waves/smoke.yaml on the bare repository\'s main: '
+                                'expected {"sync-wave": 1, "image": "busybox:1.36", '
                                 '"runs": "echo smoke ok"}, found {"sync-wave": 0, '}),
     "src-waves without CreateNamespace=true": (mutation_namespace_made_by_hand, {
         f"capa-src.5.{check}": f"{what}: fields differ (field: expected / found): spec.syncPolicy.syncOptions: "
                                '"CreateNamespace=true" / '
         for check, what in (("app-file", "app-src-waves.yaml"), ("live-app", "Application src-waves"))}),
     "Deployment app without a readinessProbe": (mutation_app_without_probe, {
-        "capa-src.5.git-app": 'waves/app.yaml in bare main: expected {"sync-wave": 0, "readinessProbe": true, "image": '
+        "capa-src.5.git-app": 'waves/app.yaml on the bare repository\'s main: '
+                              'expected {"sync-wave": 0, "readinessProbe": true, "image": '
                               '"nginx:1.27-alpine"}, found {"sync-wave": 0, "readinessProbe": false, '}),
 }
 

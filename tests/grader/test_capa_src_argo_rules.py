@@ -190,7 +190,7 @@ def test_sync_wave_with_a_space_is_wave_0(state):
     failing = not_passing(state)
     assert set(failing) == {"capa-src.5.git-settings"}
     assert failing["capa-src.5.git-settings"]["message"] == (
-        'waves/config.yaml in bare main: expected {"sync-wave": -1, "data.mode": "present"}, '
+        'waves/config.yaml on the bare repository\'s main: expected {"sync-wave": -1, "data.mode": "present"}, '
         'found {"sync-wave": 0, "data.mode": "present"}')
 
 

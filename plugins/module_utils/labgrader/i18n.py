@@ -138,16 +138,16 @@ MESSAGES = {
     "git_file_missing": {"en": "the bare repository's main has no {path}",
                          "ja": "ベアリポジトリの main に {path} がありません",
                          "ko": "베어 저장소의 main에 {path} 파일이 없습니다"},
-    "git_file_invalid": {"en": "{path} in bare main cannot be parsed: {detail}",
+    "git_file_invalid": {"en": "{path} on the bare repository's main cannot be parsed: {detail}",
                          "ja": "ベアリポジトリの main の {path} を解析できません: {detail}",
                          "ko": "베어 저장소 main의 {path} 파일을 해석할 수 없습니다: {detail}"},
-    "git_values_ok": {"en": "{path} in bare main is as expected",
+    "git_values_ok": {"en": "{path} on the bare repository's main is as expected",
                       "ja": "ベアリポジトリの main の {path} は期待どおりです",
                       "ko": "베어 저장소 main의 {path} 파일이 기대한 대로입니다"},
-    "git_values_mismatch": {"en": "{path} in bare main: expected {expected}, found {found}",
+    "git_values_mismatch": {"en": "{path} on the bare repository's main: expected {expected}, found {found}",
                             "ja": "ベアリポジトリの main の {path}: 期待値は {expected} ですが、実際は {found} です",
                             "ko": "베어 저장소 main의 {path}: 기댓값은 {expected}, 실제 값은 {found}입니다"},
-    "git_object_missing": {"en": "no {kind} {name} under {path} in bare main",
+    "git_object_missing": {"en": "the bare repository's main has no {kind} {name} under {path}",
                            "ja": "ベアリポジトリの main の {path} に {kind} {name} がありません",
                            "ko": "베어 저장소 main의 {path}에 {kind} {name} 리소스가 없습니다"},
     "not_rfc3339": {"en": "{what} {found} is not an RFC 3339 timestamp with a time zone",
@@ -183,7 +183,7 @@ MESSAGES = {
                           "ko": "{script} 스크립트를 끝까지 실행할"},
     "object_too_deep": {"en": "{what} is nested deeper than {depth} levels; the grader reads at most {depth}",
                         "ja": "{what} の入れ子の深さが {depth} を超えています。採点で読むのは深さ {depth} までです",
-                        "ko": "{what}의 중첩 깊이가 {depth}을(를) 넘습니다. 채점기는 깊이 {depth}까지만 읽습니다"},
+                        "ko": "{what}의 중첩 깊이가 {depth}단계를 넘습니다. 채점기는 {depth}단계까지만 읽습니다"},
     # Why a VM cannot be graded (the health gate's reasons; the English text is the host record's
     # error message, the learner's `lab check` shows it in the learner's language).
     "host_no_version": {"en": "no version answered",
@@ -372,10 +372,11 @@ HINTS = {
     "file_create": {"en": "Create {path}; the step says what it holds.",
                     "ja": "{path} を作成してください。何を書くかはステップに書かれています。",
                     "ko": "{path} 파일을 만드세요. 무엇을 쓸지는 단계에 나와 있습니다."},
-    "git_file_create": {"en": "Create {path} in your clone, commit it and push main: the grader reads bare main.",
+    "git_file_create": {"en": "Create {path} in your clone, commit it and push main: the grader reads the bare "
+                              "repository's main.",
                         "ja": "クローンに {path} を作成してコミットし、main を push してください。採点はベアリポジトリの main を"
                               "読みます。",
-                        "ko": "클론에 {path}을(를) 만들어 커밋하고 main을 push하세요. 채점기는 베어 저장소의 main을 읽습니다."},
+                        "ko": "클론에 {path} 파일을 만들어 커밋하고 main을 push하세요. 채점기는 베어 저장소의 main을 읽습니다."},
     "yaml_syntax": {"en": "Fix the YAML at the line and column the message names: indent with spaces, never tabs, and write "
                           "`key: value` with a space after the colon.",
                     "ja": "メッセージが示す行と列の YAML を直してください。インデントはタブではなくスペースで、`key: value` のよ"

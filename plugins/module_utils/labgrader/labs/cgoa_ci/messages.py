@@ -364,7 +364,7 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                                   "(호출은 대신 놓은 명령이 기록했고 클러스터에는 닿지 않았습니다)"},
     "bump_pushed_elsewhere": {"en": "bump.sh {tag} left the remote's main where it was and updated {refs}: push to main",
                               "ja": "bump.sh {tag} はリモートの main を変えず、{refs} を更新しました。main に push してください",
-                              "ko": "bump.sh {tag} 실행이 리모트의 main은 그대로 두고 {refs}을(를) 갱신했습니다. main에 push하"
+                              "ko": "bump.sh {tag} 실행이 리모트의 main은 그대로 두고 {refs} 참조를 갱신했습니다. main에 push하"
                                     "세요"},
     "bump_not_pushed": {"en": "bump.sh {tag} pushed nothing to the remote's main (exit code {returncode}; output: {output})",
                         "ja": "bump.sh {tag} はリモートの main に何も push しませんでした（終了コード {returncode}、出力: "
@@ -380,8 +380,8 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
                               "{remote}, which had moved ahead: fetch and start from origin/main",
                         "ja": "bump.sh {tag} はクローンの古い main {clone} の上にコミットし、先に進んでいたリモートの main "
                               "{remote} を上書きしました。リモートの main を取り込んでから origin/main から始めてください",
-                        "ko": "bump.sh {tag} 실행이 클론의 오래된 main {clone} 위에 커밋하고, 앞서 나간 리모트의 main {remote}"
-                              "을(를) 덮어썼습니다. 리모트의 main을 받아 온 뒤 origin/main에서 시작하세요"},
+                        "ko": "bump.sh {tag} 실행이 클론의 오래된 main({clone} 커밋) 위에 커밋하고, 앞서 나간 리모트의 main"
+                              "({remote} 커밋)을 덮어썼습니다. 리모트의 main을 받아 온 뒤 origin/main에서 시작하세요"},
     "bump_wrong_base": {"en": "the commit bump.sh {tag} pushed has the parents {parents}, expected only the remote's current "
                               "main {remote}: one commit on top of origin/main",
                         "ja": "bump.sh {tag} が push したコミットの親は {parents} です。親はリモートの最新の main {remote} だけ"
