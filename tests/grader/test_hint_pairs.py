@@ -18,6 +18,7 @@ PAIRS = {
     "file_missing": "file_create",
     "git_file_missing": "git_file_create",
     "git_dir_missing": "git_file_create",
+    "git_object_missing": "git_object_add",
     "file_invalid_yaml": "yaml_syntax",
     "file_invalid_json": "json_syntax",
 }
@@ -39,7 +40,7 @@ def test_every_failure_kind_with_its_own_advice_has_it():
 def test_the_failure_kind_decides_the_hint_over_the_check():
     for key, hint in PAIRS.items():
         verdict = type("V", (), {"status": "FAIL", "key": key, "hint": None, "expected": None, "found": None,
-                                 "params": {"path": "waves/migrate.yaml"}})()
+                                 "params": {"path": "waves/migrate.yaml", "kind": "Job", "name": "migrate-"}})()
         assert render("lab", _Check(), verdict, "en", {})["hint_key"] == hint, key
 
 
@@ -56,6 +57,16 @@ def test_a_missing_git_file_is_told_to_create_it(fake_api):
     checks = {c["check"]: c for c in LABS["capa-src"].judge(state, "en")}
     missing = [c for c in checks.values() if c["message_key"] in ("git_file_missing", "file_missing")]
     assert missing and all(c["hint"].startswith("Create ") for c in missing)
+
+
+def test_a_manifest_missing_from_git_is_told_to_add_it(fake_api):
+    """Was the step's concept hint (waves and creationTimestamps under "no ConfigMap settings")."""
+    state = collect_host(fake_api.world("capa-src/half-done.yaml"))
+    checks = {c["check"]: c for c in LABS["capa-src"].judge(state, "en")}
+    assert checks["capa-src.5.git-settings"]["message"] == "the bare repository's main has no ConfigMap settings under waves/"
+    assert checks["capa-src.5.git-settings"]["hint"] == (
+        "Put the manifest of ConfigMap settings in waves/ of your clone, commit it and push main: the grader reads the "
+        "bare repository's main.")
 
 
 def test_a_pending_check_is_told_to_look_again_not_how_to_fix():

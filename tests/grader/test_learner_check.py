@@ -70,10 +70,14 @@ capa-src  Argo CD のソース: Helm・Kustomize・ウェーブ・フック  {pa
 ✓ ステップ 4: Kustomize のオーバーレイを使い、1.28 のイメージを Application で指定する src-kust
 ✗ ステップ 5: 同期ウェーブ -1/0/1 と PreSync フックの Job を持つ Application src-waves（waves.json）
     ✗ ベアリポジトリの main の waves/ に ConfigMap settings がありません
-      ヒント: 同じフェーズの中では、Argo CD は小さいウェーブから適用し、ウェーブが Healthy になるまで次のウェーブに進みません。\
-時刻は実際のオブジェクトの creationTimestamp から記録してください。
+      ヒント: ConfigMap settings のマニフェストをクローンの waves/ に置いてコミットし、main を push してください。\
+採点はベアリポジトリの main を読みます。
     ✗ ベアリポジトリの main の waves/ に Deployment app がありません
+      ヒント: Deployment app のマニフェストをクローンの waves/ に置いてコミットし、main を push してください。\
+採点はベアリポジトリの main を読みます。
     ✗ ベアリポジトリの main の waves/ に Job smoke がありません
+      ヒント: Job smoke のマニフェストをクローンの waves/ に置いてコミットし、main を push してください。\
+採点はベアリポジトリの main を読みます。
     ✗ ベアリポジトリの main に waves/migrate.yaml がありません
       ヒント: クローンに waves/migrate.yaml を作成してコミットし、main を push してください。\
 採点はベアリポジトリの main を読みます。
@@ -87,6 +91,8 @@ capa-src  Argo CD のソース: Helm・Kustomize・ウェーブ・フック  {pa
 を持つ 1 つの JSON オブジェクトです。
     ✗ src-waves ネームスペースにまだありません: ConfigMap settings, Deployment app, Job smoke
       期待値: ["ConfigMap settings", "Deployment app", "Job smoke"]
+      ヒント: 同じフェーズの中では、Argo CD は小さいウェーブから適用し、ウェーブが Healthy になるまで次のウェーブに進みません。\
+時刻は実際のオブジェクトの creationTimestamp から記録してください。
 ✗ ステップ 6: PreSync フックが失敗するコミットとその修正（failed-hook.json）
 ✗ ステップ 7: /spec/replicas を ignoreDifferences に入れた selfHeal: 4 に増やしたレプリカが残る（ignore.json）
 ✗ ステップ 8: report.json: それぞれの値を誰が決めたか
@@ -294,3 +300,20 @@ def test_the_installed_lab_command_is_read_only(fake_api, tmp_path, reachable_tm
     assert seen and all(method == "GET" or (method == "POST" and api_path(path).startswith(REVIEW_PATHS))
                         for method, path in seen), seen
     assert_nothing_left(private)
+
+
+# ---------------------------------------------------------------- the learners' card (issue 20 §1)
+
+def card_example(path):
+    """The example output in a learner card: the block after `$ lab check` in its ```text fence."""
+    block = path.read_text(encoding="utf-8").split("```text\n$ lab check\n", 1)[1]
+    return block.split("```", 1)[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "ko"])
+def test_the_learner_card_shows_what_lab_check_really_prints(half_done, tmp_path, lang):
+    """docs/labs/lab-check.<lang>.md, the card instructors hand out with any lab's text, shows
+    the half-done learner exactly as `lab check` prints them on a VM (workspace under /root)."""
+    code, out = lab_check(write_config(half_done, tmp_path, lang=lang))
+    assert code == 1
+    assert card_example(REPO_ROOT / "docs" / "labs" / f"lab-check.{lang}.md") == out.replace(str(half_done), "")

@@ -377,6 +377,12 @@ HINTS = {
                         "ja": "クローンに {path} を作成してコミットし、main を push してください。採点はベアリポジトリの main を"
                               "読みます。",
                         "ko": "클론에 {path} 파일을 만들어 커밋하고 main을 push하세요. 채점기는 베어 저장소의 main을 읽습니다."},
+    "git_object_add": {"en": "Put the manifest of {kind} {name} in {path} of your clone, commit it and push main: the "
+                             "grader reads the bare repository's main.",
+                       "ja": "{kind} {name} のマニフェストをクローンの {path} に置いてコミットし、main を push してください。"
+                             "採点はベアリポジトリの main を読みます。",
+                       "ko": "{kind} {name} 매니페스트를 클론의 {path} 경로에 두고 커밋한 뒤 main을 push하세요. 채점기는 베어 "
+                             "저장소의 main을 읽습니다."},
     "yaml_syntax": {"en": "Fix the YAML at the line and column the message names: indent with spaces, never tabs, and write "
                           "`key: value` with a space after the colon.",
                     "ja": "メッセージが示す行と列の YAML を直してください。インデントはタブではなくスペースで、`key: value` のよ"
@@ -411,6 +417,7 @@ MESSAGE_HINTS = {
     "file_missing": "file_create",
     "git_file_missing": "git_file_create",
     "git_dir_missing": "git_file_create",
+    "git_object_missing": "git_object_add",
     "file_invalid_yaml": "yaml_syntax",
     "file_invalid_json": "json_syntax",
 }
