@@ -46,6 +46,7 @@ WORLDS = ROOT / "fixtures" / "worlds"
 NOT_LEARNER_WORLDS = {"class.yaml", "recorded.yaml"}
 BASELINE_PLAYBOOK = BENCH / "baseline-capa-src.yml"
 BASELINE_CHECKS = 12  # the tasks tagged as checks in BASELINE_PLAYBOOK
+FLOOR_PLAYBOOK = BENCH / "floor-ping.yml"
 GRADE_TASK = "Grade the enrolled labs"
 REPORT_TASK = "Write grades.json, junit.xml and index.html"
 ALONE_RUNS = 3
@@ -530,6 +531,10 @@ def main(argv=None):
     parser.add_argument("--warm", action="store_true",
                         help="re-grade each class at once after its first run, its ssh masters still up "
                              "(the instructor's re-grade during class)")
+    parser.add_argument("--floor", action="store_true",
+                        help="also run Ansible's floor at each N: one ping task per host (benchmarks/floor-ping.yml), "
+                             "cold and, with --warm, warm")
+    parser.add_argument("--floor-only", action="store_true", help="run only Ansible's floor (see --floor)")
     parser.add_argument("--settle", type=float, default=None,
                         help="grade_settle_timeout for every host (default: as grade.yml is configured, 30 s)")
     parser.add_argument("--json", help="also write the rows to this file")
@@ -568,6 +573,13 @@ def main(argv=None):
                        **(warm_ssh_args(config) if args.warm else {}),
                        **dict(item.split("=", 1) for item in args.env)}}
         learners = [host for host, _ in plan if host.startswith("learner")]
+        if args.floor_only:  # Ansible's floor alone, e.g. beside a long run of grade.yml
+            for n in sizes:
+                rows += floor_rows(n, learners[:n], ctx, args.warm)
+            print_table(rows, labs, float("nan"))
+            if args.json:
+                Path(args.json).write_text(json.dumps({"rows": rows, "load": loadavg()}, default=str, indent=1))
+            return 0
         # one learner alone: the time a host takes when it has the CPU to itself, as a real VM has
         # (the quickest of ALONE_RUNS: other work on a shared machine only ever adds time)
         alone = min((grade(f"alone-{i}", learners[:1], ctx) for i in range(ALONE_RUNS)), key=lambda r: r["host_p50"])
@@ -585,6 +597,8 @@ def main(argv=None):
                     cold["network"].close()
                     stop_masters(cold["masters"])
                 print(f"  warm N={n}: {rows[-1]['wall']:.1f} s (rc {rows[-1]['rc']}, load {loadavg()})", flush=True)
+            if args.floor:
+                rows += floor_rows(n, learners[:n], ctx, args.warm)
         checks = count_checks(rows[0])
         if not args.no_baseline and "capa-src" in labs:
             n = sizes[0]
@@ -613,6 +627,22 @@ def main(argv=None):
         else:
             shutil.rmtree(work, ignore_errors=True)
     return 0
+
+
+def floor_rows(n, hosts, ctx, warm):
+    """Ansible's floor for these hosts: one ping task each, cold, and warm when asked."""
+    rows = [run_playbook(f"floor-{n}", FLOOR_PLAYBOOK, hosts, {}, ctx, masters="leave" if warm else None)]
+    if warm:
+        cold = rows[0]
+        try:
+            rows.append(run_playbook(f"floor-warm-{n}", FLOOR_PLAYBOOK, hosts, {}, ctx, network=cold["network"],
+                                     masters=cold["masters"]))
+        finally:
+            cold["network"].close()
+            stop_masters(cold["masters"])
+    for row in rows:
+        print(f"  {row['name']}: {row['wall']:.1f} s (rc {row['rc']}, load {row['load']})", flush=True)
+    return rows
 
 
 def warm_ssh_args(config):

@@ -93,6 +93,14 @@ def test_limit_grades_one_learner_and_exits_0_even_when_the_learner_fails(demo_c
     assert "차트 디렉터리가 기준이므로" in messages["capa-src.1.app-file-value-files"]  # learner03 reads Korean
 
 
+def test_check_mode_grades_and_prints_the_matrix_but_writes_no_report(demo_class, tmp_path):
+    """The report runs in the controller's process (an action plugin): --check still writes nothing."""
+    result, grades = run_grade(demo_class, tmp_path, "--check", "-l", "learner01")
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert grades is None and not (tmp_path / "reports").exists()
+    assert "learner01  ✓✓✓✓✓✓✓✓  ✓✓✓✓✓✓✓✓" in result.stdout and "report: not written (check mode)" in result.stdout
+
+
 def test_strict_mode_fails_on_learner_failures(demo_class, tmp_path):
     result, grades = run_grade(demo_class, tmp_path, "-l", "learner03", "-e", "grade_strict=true")
     assert result.returncode == 3  # learners failing, every host graded (README.md, "Exit codes")
