@@ -9,7 +9,8 @@ and the unhealthy VMs of the fault run are made here:
 
 Usage: python sshproxy.py --target PORT --spec SPEC.json --ports-out PORTS.json --stats-out STATS.json
 SPEC.json is {host: mode}; PORTS.json is written once every port listens ({host: port});
-STATS.json is written on SIGTERM/SIGINT: {host: {"up": bytes to sshd, "down": bytes from sshd,
+STATS.json is written on SIGUSR1 (counts so far; the proxy goes on) and on SIGTERM/SIGINT:
+{host: {"up": bytes to sshd, "down": bytes from sshd,
 "connections": n}, "_cpu_seconds": this process's CPU}.
 Only 127.0.0.1 is ever bound.
 """
@@ -82,18 +83,26 @@ async def main(args):
                                             backlog=64)
         servers.append(server)
         ports[host] = server.sockets[0].getsockname()[1]
-    tmp = args.ports_out + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(ports, fh)
-    os.replace(tmp, args.ports_out)
+    # before PORTS.json says the proxy is ready: a signal sent then must find its handler
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    loop.add_signal_handler(signal.SIGUSR1, write_stats, args.stats_out, stats)
+    tmp = args.ports_out + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(ports, fh)
+    os.replace(tmp, args.ports_out)
     await stop.wait()
+    write_stats(args.stats_out, stats)
+
+
+def write_stats(path, stats):
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    with open(args.stats_out, "w", encoding="utf-8") as fh:
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
         json.dump({**stats, "_cpu_seconds": usage.ru_utime + usage.ru_stime}, fh)
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ with the reason (docs/report-format.md)."""
 
 from __future__ import annotations
 
+import json
+
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.site_defaults import DEFAULT_LABS
 
 
@@ -20,6 +22,11 @@ def grade_record(result, host, lang="en"):
         record["error"] = {"kind": "grader", "message": result.get("msg") or "the grading module failed"}
     elif result["state"] == "error":
         record["error"] = result.get("error") or {"kind": "health", "message": "the VM failed the health gate"}
+    elif isinstance(result.get("labs_json"), str):  # lab_grade's labs_as_json
+        try:
+            record.update(state="graded", labs=json.loads(result["labs_json"]))
+        except ValueError as exc:
+            record["error"] = {"kind": "grader", "message": f"the lab results are not JSON: {exc}"}
     else:
         record.update(state="graded", labs=result.get("labs") or {})
     return record
@@ -35,15 +42,15 @@ def grade_settings(hostvars, hosts, default_labs=DEFAULT_LABS):
     return settings
 
 
-def grade_records(hostvars, hosts):
-    """The record of every host of `hosts` that registered `grade_result` (grade.yml): one filter
-    call for the class instead of a set_fact task per host, which cost the controller a worker and
-    a template of the whole result per learner (docs/performance.md)."""
+def grade_records(hostvars, hosts, registered="grade_result"):
+    """The record of every host of `hosts` that registered its lab_grade result as `registered`
+    (grade.yml): one call for the class instead of a set_fact task per host, which cost the
+    controller a worker and a template of the whole result per learner (docs/performance.md)."""
     records = []
     for host in hosts:
         variables = hostvars[host]
-        if "grade_result" in variables:
-            record = grade_record(variables["grade_result"], host, variables.get("lab_lang", "en"))
+        if registered in variables:
+            record = grade_record(variables[registered], host, variables.get("lab_lang", "en"))
             if variables.get("lab_learner_id") is not None:  # the gradebook's id or e-mail (grades.csv)
                 record["learner_id"] = str(variables["lab_learner_id"])
             records.append(record)

@@ -15,8 +15,9 @@ description:
     into that class view, so C(latest) keeps showing the whole class; the learners this run did not
     grade are carried over with the time they were graded.
   - Also returns a compact text matrix of the class, which the C(grade_matrix) callback prints.
-  - "Runs on the controller (C(delegate_to: localhost), C(run_once: true)). It is a writer, not a
-    grader, so it reports C(changed=true) when it writes a report."
+  - "Runs on the controller (C(run_once: true)), in the controller's own process (an action
+    plugin: the records are never sent as a module's arguments). It is a writer, not a grader, so
+    it reports C(changed=true) when it writes a report."
   - Bad input never raises. A record that is missing, not a mapping or has the wrong shape
     becomes a host (or lab, or check) in ERROR of kind C(grader), kept apart from learner failures.
   - The controller trusts nothing it did not expect. A host's result must hold exactly the labs
@@ -34,8 +35,17 @@ options:
       - The host records, as a list (one per host), a mapping host name -> record, or a JSON
         string of either.
       - An item that is C(null), empty or not a mapping becomes a host in ERROR.
+      - Required, unless O(registered) is given (one of the two).
     type: raw
-    required: true
+  registered:
+    description:
+      - The variable in which each host of O(hosts) registered its M(gitops_lab.grader.lab_grade)
+        result. The records are then built on the controller from each host's variables, as the
+        P(gitops_lab.grader.grade_records#filter) filter builds them, instead of being passed as O(records)
+        (C(grade.yml); docs/performance.md).
+      - Read by the action plugin of this module, which runs the report in the controller's process;
+        the module run on its own fails with it.
+    type: str
   enrolled:
     description:
       - The labs each host is enrolled in, as the C(grade_settings) filter returns them
@@ -218,89 +228,27 @@ failing_learners:
 """
 
 import datetime
-import os
-import traceback
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.build import build_report
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.files import (
-    plan_report_dir,
-    report_files,
-    write_report,
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.run import (
+    ONE_SOURCE,
+    ReportFailed,
+    argument_spec,
+    class_report,
 )
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.history import LATEST, read_previous
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import UTC
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.settings import enrolled as enrolled_labs
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import LANGUAGES
-
-
-def argument_spec():
-    return {
-        "records": {"type": "raw", "required": True},
-        "enrolled": {"type": "dict", "required": True},
-        "hosts": {"type": "list", "elements": "str", "default": []},
-        "class_hosts": {"type": "list", "elements": "str", "default": []},
-        "output_dir": {"type": "path", "required": True},
-        "lang": {"type": "str", "choices": list(LANGUAGES), "default": "en"},
-        "title": {"type": "str", "default": ""},
-        "ascii": {"type": "bool", "default": False},
-    }
-
-
-def host_labs(enrolled):
-    """({host: [lab id, ...]}, None) from O(enrolled) (grade_settings' {host: {labs, lang}} or
-    {host: labs}), or (None, why not)."""
-    out = {}
-    for host, value in enrolled.items():
-        labs = value.get("labs") if isinstance(value, dict) else value
-        if not isinstance(labs, (str, list)):
-            return None, f"enrolled: the labs of host {host} are not a list or a comma-separated string: {labs!r:.120}"
-        out[str(host)] = enrolled_labs(labs)
-    return out, None
 
 
 def main():
-    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
-    params = module.params
-    now = datetime.datetime.now(UTC)
-    output_dir = os.path.abspath(params["output_dir"])
-    report_dir = plan_report_dir(output_dir, now)
-    enrolled, problem = host_labs(params["enrolled"])
-    if problem:
-        module.fail_json(msg=problem)
-    previous, warnings = read_previous(output_dir)
+    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True, required_one_of=ONE_SOURCE,
+                           mutually_exclusive=ONE_SOURCE)
+    if module.params["registered"]:
+        module.fail_json(msg="registered: the hosts' results are read by the grade_report action plugin, on the "
+                             "controller; this module alone takes records")
     try:
-        report = build_report(params["records"], hosts=params["hosts"], lang=params["lang"], now=now,
-                              report_dir="" if module.check_mode else report_dir, ascii_only=params["ascii"],
-                              title=params["title"], class_hosts=params["class_hosts"], previous=previous,
-                              enrolled=enrolled)
-    except Exception as exc:  # a bug of the report writer, never a learner outcome  # noqa: BLE001
-        module.fail_json(msg=f"grade_report could not build the report (grader bug): {exc}",
-                         exception=traceback.format_exc())
-    files = report_files(report_dir)  # {format name: path}
-    result = {
-        "changed": True,
-        "report_dir": report_dir,
-        "latest": os.path.join(output_dir, LATEST),
-        "files": list(files.values()),
-        "index_html": files["html"],
-        "generated_at": report["generated_at"],
-        "counts": report["counts"],
-        "matrix": report["matrix"],
-        "hosts_in_error": report["hosts_in_error"],
-        "host_errors": report["host_errors"],
-        "learner_failures": report["learner_failures"],
-        "failing_learners": report["failing_learners"],
-        "written": not module.check_mode,
-        "scope": report["run"]["scope"],
-        "carried_hosts": report["run"]["carried"],
-        "changes": report["changes"],
-    }
-    if not module.check_mode:
-        try:
-            warnings += write_report(report_dir, report["contents"])
-        except OSError as exc:
-            module.fail_json(msg=f"grade_report could not write {report_dir}: {exc}", **result)
+        result, warnings = class_report(module.params, module.check_mode, now=datetime.datetime.now(UTC))
+    except ReportFailed as failure:
+        module.fail_json(msg=str(failure), exception=failure.exception, **failure.result)
     for warning in warnings:
         module.warn(warning)
     module.exit_json(**result)

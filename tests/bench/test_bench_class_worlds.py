@@ -39,3 +39,27 @@ def test_per_check_figures_divide_by_the_checks_graded():
     base = {"n": 10, "wall": 100.0, "controller_cpu": 50.0, "module_cpu": 50.0, "checks_graded": 10 * 16}
     ratio = bench_class.baseline_ratio(ours, base)
     assert ratio["wall"] == (100.0 / 160, 10.0 / 900)
+
+
+def test_the_class_takes_its_labs_from_the_registry(monkeypatch):
+    """A lab joins the bench's class when it is registered (labs.LABS), not when a package or a
+    worlds folder exists: an unregistered lab would be refused by the settings check."""
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import labs
+
+    assert list(bench_class.learner_worlds()) == [lab_id for lab_id in labs.LABS
+                                                   if (bench_class.WORLDS / lab_id).is_dir()]
+    monkeypatch.setattr(labs, "LABS", {"cgoa-ci": labs.LABS["cgoa-ci"], "not-a-lab-with-worlds": None})
+    assert list(bench_class.learner_worlds()) == ["cgoa-ci"]
+
+
+def test_hosts_of_one_world_share_one_materialised_folder(tmp_path):
+    worlds = {lab: paths[:2] for lab, paths in bench_class.learner_worlds().items()}
+    (tmp_path / "worlds").mkdir()
+    (tmp_path / "class").mkdir()
+    plan = bench_class.host_plan(5, worlds, tmp_path / "worlds")
+    summaries, folders = bench_class.materialize_hosts(plan, tmp_path / "class", "http://127.0.0.1:9")
+    assert sorted(set(folders.values())) == ["world-1", "world-2"]
+    assert [folders[host] for host, _ in plan] == ["world-1", "world-2", "world-1", "world-2", "world-1"]
+    for host, folder in folders.items():
+        assert (tmp_path / "class" / host / "kubeconfig").read_text() == (tmp_path / "class" / folder / "kubeconfig").read_text()
+        assert summaries[host]["api_server"].endswith(f"/h/{folder}")

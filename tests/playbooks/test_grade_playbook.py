@@ -78,6 +78,9 @@ def test_whole_class_grades_everyone_and_exits_2_for_hosts_in_error(demo_class, 
     # the run's outcome is the controller's, never a graded learner's (it landed on 1-3 learners)
     assert "failed=1" in recap["localhost"]
     assert all("failed=0" in recap[f"learner0{n}"] for n in range(1, 9)), recap
+    # the report and outcome tasks run once, on the controller: no learner gets a worker to skip
+    # them (24-31 ms of controller CPU per learner each, issue 23)
+    assert all("skipped=0" in recap[f"learner0{n}"] for n in range(1, 9)), recap
     assert (tmp_path / "reports" / "latest" / "junit.xml").exists()
     assert (tmp_path / "reports" / "latest" / "index.html").exists()
 
@@ -88,6 +91,14 @@ def test_limit_grades_one_learner_and_exits_0_even_when_the_learner_fails(demo_c
     assert states(grades) == {"learner03": ("graded", None)}
     messages = {r["check"]: r["message"] for r in grades["records"] if r["status"] == "FAIL"}
     assert "차트 디렉터리가 기준이므로" in messages["capa-src.1.app-file-value-files"]  # learner03 reads Korean
+
+
+def test_check_mode_grades_and_prints_the_matrix_but_writes_no_report(demo_class, tmp_path):
+    """The report runs in the controller's process (an action plugin): --check still writes nothing."""
+    result, grades = run_grade(demo_class, tmp_path, "--check", "-l", "learner01")
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert grades is None and not (tmp_path / "reports").exists()
+    assert "learner01  ✓✓✓✓✓✓✓✓  ✓✓✓✓✓✓✓✓" in result.stdout and "report: not written (check mode)" in result.stdout
 
 
 def test_strict_mode_fails_on_learner_failures(demo_class, tmp_path):

@@ -1,0 +1,38 @@
+"""The grade_report task in the controller's process: the class report is built where the
+results already are, instead of templating every host's result into a module's arguments,
+sending them through JSON to a new Python process and parsing them again (docs/performance.md)."""
+
+from __future__ import annotations
+
+from ansible.plugins.action import ActionBase
+from ansible_collections.gitops_lab.grader.plugins.filter.grading import grade_records
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.run import (
+    ONE_SOURCE,
+    ReportFailed,
+    argument_spec,
+    class_report,
+)
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _requires_connection = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        _, params = self.validate_argument_spec(argument_spec=argument_spec(), mutually_exclusive=ONE_SOURCE,
+                                                required_one_of=ONE_SOURCE)
+        if params["registered"]:
+            # Each graded host's registered lab_grade result, read here (hostvars), not passed in.
+            params["records"] = grade_records(task_vars["hostvars"], params["hosts"], params["registered"])
+        try:
+            report, warnings = class_report(params, self._task.check_mode)
+        except ReportFailed as failure:
+            result.update(failure.result, failed=True, msg=str(failure))
+            if failure.exception:
+                result["exception"] = failure.exception
+            return result
+        result.update(report)
+        for warning in warnings:
+            self._display.warning(warning)
+        return result
