@@ -109,7 +109,7 @@ def drift_live(state):
     expected = {"sync": "OutOfSync", "health": "Healthy", "web": "OutOfSync", "live_replicas": f"≠ {git}",
                 "git_replicas": git}
     drifted = is_integer(found["live_replicas"]) and found["live_replicas"] != git
-    if (sync, health, found["resource"]) == ("OutOfSync", "Healthy", "OutOfSync") and drifted:
+    if (sync, health, found["web"]) == ("OutOfSync", "Healthy", "OutOfSync") and drifted:
         return passed("drift_still_there", expected=expected, found=found, name=ONEWAY)
     return failed("drift_gone", expected=expected, found=found, name=ONEWAY)
 

@@ -5,6 +5,8 @@ Argo CD's rules (checks/appproject.py) on questions the learner did not ask it."
 
 from __future__ import annotations
 
+import re
+
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.appproject import (
     destination_permitted,
     group_kind_permitted,
@@ -40,7 +42,14 @@ CLUSTER_SCOPED = {("", "Namespace"), ("", "Node"), ("", "PersistentVolume"), ("r
                   ("admissionregistration.k8s.io", "MutatingWebhookConfiguration")}
 DESTINATION_REFUSED = "do not match any of the allowed destinations in project '{project}'"
 KIND_REFUSED = "resource {resource} is not permitted in project {project}"
-RETRYING = " Retrying attempt #"
+# What Argo CD adds to a refused sync's message while it retries (". Retrying attempt #2 at 10:25AM.")
+# and once it gave up (" (retried 5 times)."): not part of the refusal.
+RETRY_TAIL = re.compile(r"(\. Retrying attempt #\d+.*| \(retried \d+ times\)\.?)$", re.DOTALL)
+
+
+def refusal(message):
+    """A sync message without its retry tail and final period."""
+    return RETRY_TAIL.sub("", message.strip()).rstrip(".")
 
 
 def live_project(state):
@@ -162,14 +171,14 @@ def kind_refused(state):
     repo(state)
     path = str(dig(child, "spec", "source", "path") or "")
     live_message = dig(child, "status", "operationState", "message")
-    refusal = KIND_REFUSED.format(resource=resource, project=PROJECT)
+    refused = KIND_REFUSED.format(resource=resource, project=PROJECT)
     found = {"in_git": sorted(cluster_kinds_in(state, path)) or None, "operation": live_message,
              FENCE_CLUSTERROLE: state.cluster.get("fence_clusterrole") is not None}
-    expected = {"in_git": resource, "operation": refusal, FENCE_CLUSTERROLE: False}
+    expected = {"in_git": resource, "operation": refused, FENCE_CLUSTERROLE: False}
     if resource not in cluster_kinds_in(state, path) or not isinstance(live_message, str) \
-            or refusal not in live_message or found[FENCE_CLUSTERROLE]:
+            or refused not in live_message or found[FENCE_CLUSTERROLE]:
         return failed("fence_kind_not_refused", expected=expected, found=found, name=name)
-    if not same_text(message.split(RETRYING)[0], live_message.split(RETRYING)[0]):
+    if not same_text(refusal(message), refusal(live_message)):
         return failed("live_disagrees", expected=live_message, found=message, recorded=message,
                       what="fence.json kind_message")
     return passed("fence_kind_refused", expected=expected, found=found, name=name)
