@@ -9,18 +9,14 @@ mutation table and solution exist, the lab is not in the registry (labs.LABS): t
 
 from __future__ import annotations
 
-import copy
-import subprocess
-
 import pytest
 import yaml
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import grade
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import capa_drift
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS, capa_drift
 
 from tests.conftest import WORLDS
-from tests.grader.conftest import collect_host, host_collector
+from tests.grader.conftest import host_collector
 
 LAB = capa_drift.lab
 LAB_ID = LAB.id

@@ -60,9 +60,11 @@ def live(state, name, step):
     return TWINS[name].live(state, step, blocked_by=owner if owner < step else None)
 
 
-def live_child(state, name, step):
-    """A live Application the root creates from git (steps 7, 8), or the check ends: missing."""
-    return require(live_app(state.app(name), name, step=step))
+def live_child(state, name, step, blocked_by=None):
+    """A live Application the root creates from git (steps 7, 8), or the check ends: missing, or
+    blocked by step `blocked_by` (the step that adds it)."""
+    params = {} if blocked_by else {"step": step}
+    return require(live_app(state.app(name), name, blocked_by, **params))
 
 
 def live_web(state, name):

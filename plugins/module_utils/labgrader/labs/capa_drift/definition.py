@@ -1,5 +1,5 @@
 """The capa-drift Lab object: its id, title, steps, declared reads, messages and what it owns (the
-children before their root, so that the root cannot re-create them while reset deletes them). The
+root before its children, so that nothing re-creates them while reset deletes them). The
 checks register themselves on it (step<N>_*.py, imported in step order by __init__.py)."""
 
 from __future__ import annotations
@@ -31,6 +31,6 @@ lab = Lab(
     READS,
     MESSAGES,
     HINTS,
-    Owned(applications=(*CHILDREN, *FENCE_CHILDREN, ROOT, *PATHS),
+    Owned(applications=(ROOT, *CHILDREN, *FENCE_CHILDREN, *PATHS),
           namespaces=(*NAMESPACES.values(), *CHILD_NAMESPACES.values(), FENCE_NAMESPACE), projects=(PROJECT,)),
 )

@@ -130,13 +130,16 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
         "ja": "コミット {sha} は Git から ConfigMap extra を削除しています",
         "ko": "{sha} 커밋이 Git에서 ConfigMap extra를 지웁니다"},
     "prune_observed_between": {
-        "en": "prune.json was observed after commit {sha} and before the prune sync",
-        "ja": "prune.json はコミット {sha} の後、prune の同期より前に観察されています",
-        "ko": "prune.json은 {sha} 커밋 뒤, prune 동기화 전에 관찰되었습니다"},
+        "en": "prune.json was observed after commit {sha} and before any sync of it or a later commit",
+        "ja": "prune.json はコミット {sha} の後、そのコミットか後のコミットが同期される前に観察されています",
+        "ko": "prune.json은 {sha} 커밋 뒤, 그 커밋이나 이후 커밋이 동기화되기 전에 관찰되었습니다"},
     "prune_observed_outside": {
-        "en": "prune.json observed_at {found} is not between commit {sha} and the prune sync ({expected})",
-        "ja": "prune.json の observed_at {found} はコミット {sha} と prune の同期の間にありません（{expected}）",
-        "ko": "prune.json의 observed_at {found} 값이 {sha} 커밋과 prune 동기화 사이에 있지 않습니다({expected})"},
+        "en": "prune.json observed_at {found} is not between commit {sha} and the first sync of it or a later commit "
+              "({expected})",
+        "ja": "prune.json の observed_at {found} は、コミット {sha} と、そのコミットか後のコミットの最初の同期との間に"
+              "ありません（{expected}）",
+        "ko": "prune.json의 observed_at {found} 값이 {sha} 커밋과 그 커밋이나 이후 커밋의 첫 동기화 사이에 있지 않습니다"
+              "({expected})"},
     "prune_done": {
         "en": "Application {name} pruned ConfigMap extra and is Synced",
         "ja": "Application {name} は ConfigMap extra を prune し、Synced です",
@@ -277,7 +280,7 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
         "ja": "{names} には drift-root の追跡用の印があります",
         "ko": "{names}에 drift-root의 추적 표시가 있습니다"},
     "apps_not_tracked": {
-        "en": "{names} lack drift-root's tracking mark: expected {expected}, found {found}",
+        "en": "drift-root's tracking mark is missing on {names}: expected {expected}, found {found}",
         "ja": "{names} に drift-root の追跡用の印がありません。期待値は {expected}、実際は {found} です",
         "ko": "{names}에 drift-root의 추적 표시가 없습니다. 기댓값은 {expected}, 실제 값은 {found}입니다"},
     "apps_not_by_hand": {
@@ -285,9 +288,9 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
         "ja": "{names} を書いた kubectl の manager はありません。ルートが作成しました",
         "ko": "{names}을 쓴 kubectl manager가 없습니다. 루트가 만들었습니다"},
     "apps_by_hand": {
-        "en": "{names} were written with kubectl: {found}",
-        "ja": "{names} は kubectl で書かれています: {found}",
-        "ko": "{names}이 kubectl로 써졌습니다: {found}"},
+        "en": "written with kubectl, not by drift-root: {found}",
+        "ja": "drift-root ではなく kubectl で書かれています: {found}",
+        "ko": "drift-root가 아니라 kubectl로 써졌습니다: {found}"},
     "apps_one_commit": {
         "en": "commit {sha} adds the service in one commit and changes nothing else",
         "ja": "コミット {sha} は 1 つのコミットでサービスを追加し、他には何も変更していません",

@@ -148,5 +148,8 @@ def children_synced_healthy(state):
 def apps_evidence(state):
     recorded = require(evidence_field(state, "apps.json", "tracking_id", "string"))
     child = live_child(state, SVC_B, 7)
-    return same_value(recorded, dig(child, "metadata", "annotations", TRACKING_ANNOTATION), "apps.json tracking_id")
+    annotation = dig(child, "metadata", "annotations", TRACKING_ANNOTATION)
+    if annotation is None:
+        return failed("apps_not_tracked", expected={SVC_B: marks(state, SVC_B)}, found={SVC_B: None}, names=SVC_B)
+    return same_value(recorded, annotation, "apps.json tracking_id")
 

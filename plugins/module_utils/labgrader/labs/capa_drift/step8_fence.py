@@ -115,7 +115,7 @@ def children_in_project(state):
     repo(state)
     in_git = head_applications(state)
     names = (*CHILDREN, *FENCE_CHILDREN)
-    found = {name: {"live": dig(live_child(state, name, 8), "spec", "project"),
+    found = {name: {"live": dig(live_child(state, name, 8, blocked_by=7 if name in CHILDREN else None), "spec", "project"),
                     "git": dig(in_git.get(name), "spec", "project")} for name in names}
     wrong = {n: f for n, f in found.items() if f != {"live": PROJECT, "git": PROJECT}}
     if wrong:
