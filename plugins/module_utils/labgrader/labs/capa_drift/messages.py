@@ -22,8 +22,8 @@ STEP_TITLES = {  # what the learner builds in each step
         "ja": "drift-oos: 解消しない OutOfSync の原因を突き止めて解消する（diff.json）",
         "ko": "drift-oos: 사라지지 않는 OutOfSync의 원인을 찾아 해소 (diff.json)"},
     7: {"en": "drift-root: an app of apps whose new service is one commit (apps.json)",
-        "ja": "drift-root: 新しいサービスを 1 コミットで追加できる App of Apps（apps.json）",
-        "ko": "drift-root: 새 서비스를 커밋 하나로 추가하는 App of Apps (apps.json)"},
+        "ja": "drift-root: 新しいサービスを 1 コミットで追加できる `App of Apps`（apps.json）",
+        "ko": "drift-root: 새 서비스를 커밋 하나로 추가하는 `App of Apps` (apps.json)"},
     8: {"en": "AppProject drift: the fences and how Argo CD refuses (fence.json)",
         "ja": "AppProject drift: 柵と、Argo CD による拒否の示し方（fence.json）",
         "ko": "AppProject drift: 울타리와 Argo CD가 거부를 알리는 방식 (fence.json)"},
@@ -123,12 +123,12 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     # step 3
     "prune_not_removal": {
         "en": "commit {sha} does not remove ConfigMap extra (present in its parent / in it: {found})",
-        "ja": "コミット {sha} は ConfigMap extra を削除していません（親コミット／そのコミットでの有無: {found}）",
-        "ko": "{sha} 커밋은 ConfigMap extra를 지우지 않습니다(부모 커밋/해당 커밋에서의 유무: {found})"},
+        "ja": "コミット {sha} は ConfigMap `extra` を削除していません（親コミット／そのコミットでの有無: {found}）",
+        "ko": "{sha} 커밋은 ConfigMap `extra`를 지우지 않습니다(부모 커밋/해당 커밋에서의 유무: {found})"},
     "prune_removal_ok": {
         "en": "commit {sha} removes ConfigMap extra from git",
-        "ja": "コミット {sha} は Git から ConfigMap extra を削除しています",
-        "ko": "{sha} 커밋이 Git에서 ConfigMap extra를 지웁니다"},
+        "ja": "コミット {sha} は Git から ConfigMap `extra` を削除しています",
+        "ko": "{sha} 커밋이 Git에서 ConfigMap `extra`를 지웁니다"},
     "prune_observed_between": {
         "en": "prune.json was observed after commit {sha} and before any sync of it or a later commit",
         "ja": "prune.json はコミット {sha} の後、そのコミットか後のコミットが同期される前に観察されています",
@@ -142,8 +142,8 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
               "({expected})"},
     "prune_done": {
         "en": "Application {name} pruned ConfigMap extra and is Synced",
-        "ja": "Application {name} は ConfigMap extra を prune し、Synced です",
-        "ko": "Application {name}이 ConfigMap extra를 prune했고 Synced입니다"},
+        "ja": "Application {name} は ConfigMap `extra` を prune し、Synced です",
+        "ko": "Application {name}이 ConfigMap `extra`를 prune했고 Synced입니다"},
     "prune_not_done": {
         "en": "Application {name} has not pruned the removal of {sha}: expected {expected}, found {found}",
         "ja": "Application {name} は {sha} での削除をまだ prune していません。期待値は {expected}、実際は {found} です",
@@ -170,8 +170,8 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
         "ko": "{name}의 status.history에 문제의 커밋({expected})이 없습니다. 실제 값은 {found}입니다"},
     "health_recorded_too_early": {
         "en": "health.json health {found}: recorded before the {deadline} s deadline passed; wait for Degraded",
-        "ja": "health.json の health が {found} です。{deadline} 秒の期限が過ぎる前に記録しています。Degraded を待ってください",
-        "ko": "health.json의 health가 {found}입니다. {deadline}초 기한이 지나기 전에 기록했습니다. Degraded를 기다리세요"},
+        "ja": "health.json の `health` が {found} です。{deadline} 秒の期限が過ぎる前に記録しています。Degraded を待ってください",
+        "ko": "health.json의 `health`가 {found}입니다. {deadline}초 기한이 지나기 전에 기록했습니다. Degraded를 기다리세요"},
     "health_degraded_after_wrong": {
         "en": "health.json degraded_after {found}: with progressDeadlineSeconds {deadline}, expected {expected}",
         "ja": "health.json の degraded_after が {found} です。progressDeadlineSeconds が {deadline} なので"
@@ -188,8 +188,8 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
         "ko": "{name}의 문제 롤아웃이 Git으로 수정되지 않았습니다. 기댓값은 {expected}, 실제 값은 {found}입니다"},
     "health_no_kubectl": {
         "en": "only Argo CD and the Deployment controller wrote web's spec, and its nodeSelector is git's",
-        "ja": "web の spec を書いたのは Argo CD と Deployment コントローラーだけで、nodeSelector は Git と同じです",
-        "ko": "web의 spec을 쓴 것은 Argo CD와 Deployment 컨트롤러뿐이고 nodeSelector가 Git과 같습니다"},
+        "ja": "web の `spec` を書いたのは Argo CD と Deployment コントローラーだけで、nodeSelector は Git と同じです",
+        "ko": "web의 `spec`을 쓴 것은 Argo CD와 Deployment 컨트롤러뿐이고 nodeSelector가 Git과 같습니다"},
     "health_kubectl_fix": {
         "en": "web was fixed by hand, not through git: expected {expected}, found {found}",
         "ja": "web は Git ではなく手作業で修正されています。期待値は {expected}、実際は {found} です",
@@ -210,16 +210,16 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
         "ko": "{sha} 커밋은 replicas를 minReplicas보다 작게 설정하지 않습니다: {found}"},
     "hpa_rescales_wrong": {
         "en": "hpa.json rescales {found}: expected {expected} (the HPA's SuccessfulRescale count)",
-        "ja": "hpa.json の rescales が {found} です。期待値は {expected} です（HPA の SuccessfulRescale の count）",
-        "ko": "hpa.json의 rescales가 {found}입니다. 기댓값은 {expected}입니다(HPA의 SuccessfulRescale count)"},
+        "ja": "hpa.json の `rescales` が {found} です。期待値は {expected} です（HPA の SuccessfulRescale の `count`）",
+        "ko": "hpa.json의 `rescales`가 {found}입니다. 기댓값은 {expected}입니다(HPA의 SuccessfulRescale `count`)"},
     "hpa_fix_holds": {
         "en": "the fix {fix} is in force: {found}",
         "ja": "修正 {fix} が効いています: {found}",
         "ko": "수정 {fix}이 적용되어 있습니다: {found}"},
     "hpa_fix_missing": {
         "en": "hpa.json fix {fix} is not in force: {found}",
-        "ja": "hpa.json の fix {fix} が効いていません: {found}",
-        "ko": "hpa.json의 fix {fix}이 적용되어 있지 않습니다: {found}"},
+        "ja": "hpa.json の `fix` {fix} が効いていません: {found}",
+        "ko": "hpa.json의 `fix` {fix}이 적용되어 있지 않습니다: {found}"},
     "hpa_ignore_without_respect": {
         "en": "ignoreDifferences hides /spec/replicas, but syncOptions lacks RespectIgnoreDifferences=true: the next sync "
               "writes git's replicas again",
@@ -264,8 +264,8 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
         "ko": "수정 {fix}이 적용되어 있습니다: {found}"},
     "oos_fix_missing": {
         "en": "diff.json fix {fix} is not in force: {found}",
-        "ja": "diff.json の fix {fix} が効いていません: {found}",
-        "ko": "diff.json의 fix {fix}이 적용되어 있지 않습니다: {found}"},
+        "ja": "diff.json の `fix` {fix} が効いていません: {found}",
+        "ko": "diff.json의 `fix` {fix}이 적용되어 있지 않습니다: {found}"},
     "oos_all_synced": {
         "en": "Application {name} and every resource of it are Synced",
         "ja": "Application {name} とそのすべてのリソースが Synced です",
@@ -305,25 +305,25 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
         "ko": "Application {name}이 Synced이고 자식들을 Synced로 나열합니다: {found}"},
     "apps_root_wrong": {
         "en": "Application {name}: expected {expected} in its status, found {found}",
-        "ja": "Application {name}: status の期待値は {expected}、実際は {found} です",
-        "ko": "Application {name}: status의 기댓값은 {expected}, 실제 값은 {found}입니다"},
+        "ja": "Application {name}: `status` の期待値は {expected}、実際は {found} です",
+        "ko": "Application {name}: `status`의 기댓값은 {expected}, 실제 값은 {found}입니다"},
     # step 8
     "fence_project_ok": {
         "en": "AppProject {project} answers as a fence should: {found}",
-        "ja": "AppProject {project} は柵として正しく答えます: {found}",
-        "ko": "AppProject {project}이 울타리로서 올바르게 답합니다: {found}"},
+        "ja": "AppProject `{project}` は柵として正しく答えます: {found}",
+        "ko": "AppProject `{project}`이 울타리로서 올바르게 답합니다: {found}"},
     "fence_project_wrong": {
         "en": "AppProject {project}, evaluated with Argo CD's rules: expected {expected}, found {found}",
-        "ja": "Argo CD の規則で評価した AppProject {project}: 期待値は {expected}、実際は {found} です",
-        "ko": "Argo CD 규칙으로 평가한 AppProject {project}: 기댓값은 {expected}, 실제 값은 {found}입니다"},
+        "ja": "Argo CD の規則で評価した AppProject `{project}`: 期待値は {expected}、実際は {found} です",
+        "ko": "Argo CD 규칙으로 평가한 AppProject `{project}`: 기댓값은 {expected}, 실제 값은 {found}입니다"},
     "fence_children_inside": {
         "en": "{names} are in project {project}, live and in git",
-        "ja": "{names} はクラスターでも Git でも project {project} に属しています",
-        "ko": "{names}은 클러스터와 Git 모두에서 project {project}에 속합니다"},
+        "ja": "{names} はクラスターでも Git でも project `{project}` に属しています",
+        "ko": "{names}은 클러스터와 Git 모두에서 project `{project}`에 속합니다"},
     "fence_children_outside": {
         "en": "{names} are not in project {project} both live and in git: {found}",
-        "ja": "{names} はクラスターと Git の両方で project {project} に属していません: {found}",
-        "ko": "{names}이 클러스터와 Git 양쪽에서 project {project}에 속하지 않습니다: {found}"},
+        "ja": "{names} はクラスターと Git の両方で project `{project}` に属していません: {found}",
+        "ko": "{names}이 클러스터와 Git 양쪽에서 project `{project}`에 속하지 않습니다: {found}"},
     "fence_destination_refused": {
         "en": "Application {name} is refused for its destination before any operation",
         "ja": "Application {name} は操作の前に宛先を理由に拒否されています",
@@ -359,9 +359,9 @@ HINTS = {
     "drift_oneway_app": {
         "en": "app-drift-oneway.yaml: path oneway, destination drift-oneway, automated: {{}} without selfHeal or prune, "
               "CreateNamespace=true, and targetRevision the full SHA of the layout commit (git rev-parse HEAD), not main.",
-        "ja": "app-drift-oneway.yaml: path は oneway、宛先は drift-oneway、selfHeal も prune もない automated: {{}}、"
+        "ja": "app-drift-oneway.yaml: path は `oneway`、宛先は drift-oneway、selfHeal も prune もない automated: {{}}、"
               "CreateNamespace=true、targetRevision は main ではなくレイアウトのコミットの完全な SHA（git rev-parse HEAD）です。",
-        "ko": "app-drift-oneway.yaml: path는 oneway, 대상은 drift-oneway, selfHeal과 prune 없는 automated: {{}}, "
+        "ko": "app-drift-oneway.yaml: path는 `oneway`, 대상은 drift-oneway, selfHeal과 prune 없는 automated: {{}}, "
               "CreateNamespace=true, targetRevision은 main이 아니라 레이아웃 커밋의 전체 SHA(git rev-parse HEAD)입니다."},
     "drift_oneway_scale": {
         "en": "Scale by hand (`kubectl -n drift-oneway scale deploy/web --replicas=5`) and leave it: the drift is the "
@@ -380,16 +380,17 @@ HINTS = {
     "drift_oneway_evidence": {
         "en": "Read the values from the cluster now: `kubectl get application drift-oneway` for sync and health, the "
               "Deployment for live_replicas, oneway/web.yaml at the pinned commit for git_replicas; numbers without quotes.",
-        "ja": "値はいまのクラスターから読んでください。同期と health は `kubectl get application drift-oneway`、live_replicas は "
+        "ja": "値はいまのクラスターから読んでください。同期と `health` は `kubectl get application drift-oneway`、"
+              "live_replicas は "
               "Deployment、git_replicas は固定したコミットの oneway/web.yaml です。数値は引用符なしで書きます。",
-        "ko": "값은 지금 클러스터에서 읽으세요. 동기화와 health는 `kubectl get application drift-oneway`, live_replicas는 "
+        "ko": "값은 지금 클러스터에서 읽으세요. 동기화와 `health`는 `kubectl get application drift-oneway`, live_replicas는 "
               "Deployment, git_replicas는 고정한 커밋의 oneway/web.yaml입니다. 숫자는 따옴표 없이 씁니다."},
     "drift_heal_app": {
         "en": "app-drift-heal.yaml: path heal, destination drift-heal, targetRevision main, and selfHeal: true inside "
               "automated (selfHeal outside automated does nothing).",
-        "ja": "app-drift-heal.yaml: path は heal、宛先は drift-heal、targetRevision は main、selfHeal: true は automated の"
+        "ja": "app-drift-heal.yaml: path は `heal`、宛先は drift-heal、targetRevision は main、selfHeal: true は automated の"
               "中に書きます（automated の外の selfHeal は何もしません）。",
-        "ko": "app-drift-heal.yaml: path는 heal, 대상은 drift-heal, targetRevision은 main이고 selfHeal: true는 automated 안에 "
+        "ko": "app-drift-heal.yaml: path는 `heal`, 대상은 drift-heal, targetRevision은 main이고 selfHeal: true는 automated 안에 "
               "씁니다(automated 밖의 selfHeal은 아무 일도 하지 않습니다)."},
     "drift_heal_again": {
         "en": "Change spec.replicas or the image once more with kubectl and let Argo CD revert it; do not commit while a "
@@ -402,9 +403,9 @@ HINTS = {
         "en": "Record the revert you watched: initiated_by and operation_started_at copied from status.operationState of "
               "that revert, changed_at and reverted_at from `date +%s` around it; field spec.replicas or image.",
         "ja": "見届けた修復を記録してください。initiated_by と operation_started_at はその修復の status.operationState から、"
-              "changed_at と reverted_at は前後の `date +%s` から。field は spec.replicas か image です。",
+              "changed_at と reverted_at は前後の `date +%s` から。`field` は spec.replicas か image です。",
         "ko": "지켜본 복구를 기록하세요. initiated_by와 operation_started_at은 그 복구의 status.operationState에서, changed_at과 "
-              "reverted_at은 앞뒤의 `date +%s`에서 가져옵니다. field는 spec.replicas나 image입니다."},
+              "reverted_at은 앞뒤의 `date +%s`에서 가져옵니다. `field`는 spec.replicas나 image입니다."},
     "drift_heal_backoff": {
         "en": "Argo CD waits 0, 2, 6, 18, 54, 162, then 300 s before a repeated heal; changed_at must be the change this "
               "heal reverted.",
@@ -441,20 +442,21 @@ HINTS = {
     "drift_prune_live": {
         "en": "With prune: true Argo CD deletes ConfigMap extra at the next refresh (up to about 3 minutes); do not delete "
               "it with kubectl.",
-        "ja": "prune: true にすると、Argo CD は次のリフレッシュ（最大で約 3 分）で ConfigMap extra を削除します。kubectl で"
+        "ja": "prune: true にすると、Argo CD は次のリフレッシュ（最大で約 3 分）で ConfigMap `extra` を削除します。kubectl で"
               "削除しないでください。",
-        "ko": "prune: true로 하면 Argo CD가 다음 리프레시(최대 약 3분) 때 ConfigMap extra를 지웁니다. kubectl로 지우지 마세요."},
+        "ko": "prune: true로 하면 Argo CD가 다음 리프레시(최대 약 3분) 때 ConfigMap `extra`를 지웁니다. "
+              "kubectl로 지우지 마세요."},
     "drift_health_app": {
         "en": "app-drift-health.yaml: path health, destination drift-health, targetRevision main, automated: {{}}.",
-        "ja": "app-drift-health.yaml: path は health、宛先は drift-health、targetRevision は main、automated: {{}} です。",
-        "ko": "app-drift-health.yaml: path는 health, 대상은 drift-health, targetRevision은 main, automated: {{}}입니다."},
+        "ja": "app-drift-health.yaml: path は `health`、宛先は drift-health、targetRevision は main、automated: {{}} です。",
+        "ko": "app-drift-health.yaml: path는 `health`, 대상은 drift-health, targetRevision은 main, automated: {{}}입니다."},
     "drift_health_bad": {
         "en": "The bad commit adds progressDeadlineSeconds: 60 and a nodeSelector no node has; health.json revision is "
               "its full SHA.",
         "ja": "問題のコミットは progressDeadlineSeconds: 60 と、どのノードにもない nodeSelector を追加します。health.json の"
-              " revision はその完全な SHA です。",
+              " `revision` はその完全な SHA です。",
         "ko": "문제의 커밋은 progressDeadlineSeconds: 60과 어떤 노드에도 없는 nodeSelector를 추가합니다. health.json의 "
-              "revision은 그 전체 SHA입니다."},
+              "`revision`은 그 전체 SHA입니다."},
     "drift_health_degraded": {
         "en": "Wait until the app is Degraded (about progressDeadlineSeconds after the sync), then record Synced, Degraded "
               "and the seconds it took.",
@@ -471,8 +473,9 @@ HINTS = {
               "`kubectl scale`을 하면 안 됩니다."},
     "drift_hpa_app": {
         "en": "app-drift-hpa.yaml: path hpa, destination drift-hpa, targetRevision main, selfHeal: true inside automated.",
-        "ja": "app-drift-hpa.yaml: path は hpa、宛先は drift-hpa、targetRevision は main、selfHeal: true は automated の中です。",
-        "ko": "app-drift-hpa.yaml: path는 hpa, 대상은 drift-hpa, targetRevision은 main, selfHeal: true는 automated 안입니다."},
+        "ja": "app-drift-hpa.yaml: path は `hpa`、宛先は drift-hpa、targetRevision は main、"
+              "selfHeal: true は automated の中です。",
+        "ko": "app-drift-hpa.yaml: path는 `hpa`, 대상은 drift-hpa, targetRevision은 main, selfHeal: true는 automated 안입니다."},
     "drift_hpa_fight": {
         "en": "Commit hpa/web.yaml with replicas: 1 beside hpa/hpa.yaml (minReplicas 3, scaleTargetRef apps/v1 "
               "Deployment web) and let drift-hpa sync it.",
@@ -483,22 +486,23 @@ HINTS = {
     "drift_hpa_evidence": {
         "en": "Record while it fights: min_replicas from the live HPA, rescales the count of its SuccessfulRescale event "
               "(`kubectl -n drift-hpa get events`).",
-        "ja": "争っている間に記録してください。min_replicas はクラスターの HPA から、rescales はその SuccessfulRescale "
-              "イベントの count（`kubectl -n drift-hpa get events`）です。",
-        "ko": "다투는 동안 기록하세요. min_replicas는 클러스터의 HPA에서, rescales는 그 SuccessfulRescale 이벤트의 count"
+        "ja": "争っている間に記録してください。min_replicas はクラスターの HPA から、`rescales` はその SuccessfulRescale "
+              "イベントの `count`（`kubectl -n drift-hpa get events`）です。",
+        "ko": "다투는 동안 기록하세요. min_replicas는 클러스터의 HPA에서, `rescales`는 그 SuccessfulRescale 이벤트의 `count`"
               "(`kubectl -n drift-hpa get events`)입니다."},
     "drift_hpa_fix": {
         "en": "End the fight: remove replicas from hpa/web.yaml and push, or ignoreDifferences on /spec/replicas (group "
               "apps, kind Deployment) with RespectIgnoreDifferences=true in syncOptions; fix names the one you made.",
         "ja": "争いを終わらせてください。hpa/web.yaml から replicas を消して push するか、/spec/replicas の "
-              "ignoreDifferences（group は apps、kind は Deployment）と syncOptions の RespectIgnoreDifferences=true です。"
-              "fix には行った方を書きます。",
-        "ko": "다툼을 끝내세요. hpa/web.yaml에서 replicas를 지우고 push하거나, /spec/replicas의 ignoreDifferences(group은 apps, "
-              "kind는 Deployment)와 syncOptions의 RespectIgnoreDifferences=true를 씁니다. fix에는 한 쪽을 적습니다."},
+              "ignoreDifferences（`group` は apps、`kind` は Deployment）と syncOptions の RespectIgnoreDifferences=true です。"
+              "`fix` には行った方を書きます。",
+        "ko": "다툼을 끝내세요. hpa/web.yaml에서 replicas를 지우고 push하거나, "
+              "/spec/replicas의 ignoreDifferences(`group`은 apps, "
+              "`kind`는 Deployment)와 syncOptions의 RespectIgnoreDifferences=true를 씁니다. `fix`에는 한 쪽을 적습니다."},
     "drift_oos_app": {
         "en": "app-drift-oos.yaml: path oos, destination drift-oos, targetRevision main, automated: {{}}.",
-        "ja": "app-drift-oos.yaml: path は oos、宛先は drift-oos、targetRevision は main、automated: {{}} です。",
-        "ko": "app-drift-oos.yaml: path는 oos, 대상은 drift-oos, targetRevision은 main, automated: {{}}입니다."},
+        "ja": "app-drift-oos.yaml: path は `oos`、宛先は drift-oos、targetRevision は main、automated: {{}} です。",
+        "ko": "app-drift-oos.yaml: path는 `oos`, 대상은 drift-oos, targetRevision은 main, automated: {{}}입니다."},
     "drift_oos_git": {
         "en": "The layout commit of step 1 has oos/svc.yaml with Service web and clusterIP: \"\".",
         "ja": "1 段階のレイアウトのコミットには、Service web と clusterIP: \"\" を持つ oos/svc.yaml があります。",
@@ -515,11 +519,11 @@ HINTS = {
     "drift_oos_fix": {
         "en": "ignoreDifferences with group \"\", kind Service, jsonPointers [/spec/clusterIP] (then refresh), or remove "
               "clusterIP: \"\" from oos/svc.yaml and push; fix names the one you made.",
-        "ja": "group \"\"、kind Service、jsonPointers [/spec/clusterIP] の ignoreDifferences（その後リフレッシュ）か、"
-              "oos/svc.yaml から clusterIP: \"\" を消して push します。fix には行った方を書きます。",
-        "ko": "group \"\", kind Service, jsonPointers [/spec/clusterIP]인 ignoreDifferences(그 뒤 리프레시)이거나 "
+        "ja": "`group` \"\"、`kind` Service、jsonPointers [/spec/clusterIP] の ignoreDifferences（その後リフレッシュ）か、"
+              "oos/svc.yaml から clusterIP: \"\" を消して push します。`fix` には行った方を書きます。",
+        "ko": "`group` \"\", `kind` Service, jsonPointers [/spec/clusterIP]인 ignoreDifferences(그 뒤 리프레시)이거나 "
               "oos/svc.yaml에서 "
-              "clusterIP: \"\"를 지우고 push합니다. fix에는 한 쪽을 적습니다."},
+              "clusterIP: \"\"를 지우고 push합니다. `fix`에는 한 쪽을 적습니다."},
     "drift_root_app": {
         "en": "app-drift-root.yaml: project default, path apps, destination namespace {argocd_namespace} (its resources "
               "are Applications), targetRevision main, automated: {{}}.",
@@ -545,10 +549,10 @@ HINTS = {
         "en": "project-drift.yaml: sourceRepos [git://gitd.{gitd_namespace}.svc.cluster.local:9418/*], destinations "
               "namespace drift-* on https://kubernetes.default.svc, clusterResourceWhitelist [] and no "
               "namespaceResourceWhitelist.",
-        "ja": "project-drift.yaml: sourceRepos は [git://gitd.{gitd_namespace}.svc.cluster.local:9418/*]、destinations は "
+        "ja": "project-drift.yaml: sourceRepos は [git://gitd.{gitd_namespace}.svc.cluster.local:9418/*]、`destinations` は "
               "https://kubernetes.default.svc の drift-*、clusterResourceWhitelist は []、namespaceResourceWhitelist は"
               "書きません。",
-        "ko": "project-drift.yaml: sourceRepos는 [git://gitd.{gitd_namespace}.svc.cluster.local:9418/*], destinations는 "
+        "ko": "project-drift.yaml: sourceRepos는 [git://gitd.{gitd_namespace}.svc.cluster.local:9418/*], `destinations`는 "
               "https://kubernetes.default.svc의 drift-*, clusterResourceWhitelist는 []이고 namespaceResourceWhitelist는 "
               "쓰지 않습니다."},
     "drift_project_apply": {
@@ -558,9 +562,9 @@ HINTS = {
     "drift_project_children": {
         "en": "Set project: drift in apps/svc-a.yaml, apps/svc-b.yaml, apps/fence-ns.yaml and apps/fence-kind.yaml, "
               "commit and push: drift-root applies it.",
-        "ja": "apps/svc-a.yaml、apps/svc-b.yaml、apps/fence-ns.yaml、apps/fence-kind.yaml に project: drift を書き、"
+        "ja": "apps/svc-a.yaml、apps/svc-b.yaml、apps/fence-ns.yaml、apps/fence-kind.yaml に `project: drift` を書き、"
               "コミットして push してください。drift-root が適用します。",
-        "ko": "apps/svc-a.yaml, apps/svc-b.yaml, apps/fence-ns.yaml, apps/fence-kind.yaml에 project: drift를 쓰고 커밋해 "
+        "ko": "apps/svc-a.yaml, apps/svc-b.yaml, apps/fence-ns.yaml, apps/fence-kind.yaml에 `project: drift`를 쓰고 커밋해 "
               "push하세요. drift-root가 적용합니다."},
     "drift_fence_destination": {
         "en": "drift-fence-ns deploys services/a to kube-system; copy its InvalidSpecError message from "
