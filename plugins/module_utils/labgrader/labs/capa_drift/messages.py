@@ -34,19 +34,19 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "drift_adding_commit_ok": {
         "en": "the first commit adding {path} ({sha}) has the baseline Deployment",
         "ja": "{path} を追加した最初のコミット（{sha}）の Deployment は基準どおりです",
-        "ko": "{path}을 추가한 첫 커밋({sha})의 Deployment가 기준과 같습니다"},
+        "ko": "{path} 파일을 추가한 첫 커밋({sha})의 Deployment가 기준과 같습니다"},
     "drift_adding_commit_wrong": {
         "en": "the first commit adding {path} ({sha}) differs: expected {expected}, found {found}",
         "ja": "{path} を追加した最初のコミット（{sha}）が基準と違います。期待値は {expected}、実際は {found} です",
-        "ko": "{path}을 추가한 첫 커밋({sha})이 기준과 다릅니다. 기댓값은 {expected}, 실제 값은 {found}입니다"},
+        "ko": "{path} 파일을 추가한 첫 커밋({sha})의 내용이 기준과 다릅니다. 기댓값은 {expected}, 실제 값은 {found}입니다"},
     "drift_no_adding_commit": {
         "en": "no commit on bare main adds {path}",
         "ja": "ベアリポジトリの main に {path} を追加したコミットがありません",
-        "ko": "베어 저장소의 main에 {path}을 추가한 커밋이 없습니다"},
+        "ko": "베어 저장소의 main에 {path} 파일을 추가한 커밋이 없습니다"},
     "drift_still_there": {
         "en": "Application {name} shows the drift: {found}",
         "ja": "Application {name} はドリフトを示しています: {found}",
-        "ko": "Application {name}이 드리프트를 보여 줍니다: {found}"},
+        "ko": "Application {name}에 드리프트가 보입니다: {found}"},
     "drift_gone": {
         "en": "Application {name} does not show a drift by hand: expected {expected}, found {found}",
         "ja": "Application {name} に手作業によるドリフトが見えません。期待値は {expected}、実際は {found} です",
@@ -54,7 +54,8 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "drift_untouched": {
         "en": "Argo CD has not synced {name} since it was created, and {manager} set replicas after that sync",
         "ja": "{name} は作成時の同期以降 Argo CD に同期されておらず、その後 {manager} が replicas を変更しました",
-        "ko": "{name}은 생성 시 동기화 이후 Argo CD가 다시 동기화하지 않았고, 그 뒤 {manager}가 replicas를 바꿨습니다"},
+        "ko": "Application {name}: 생성 시 동기화 이후 Argo CD가 다시 동기화하지 않았고, 그 뒤 replicas를 바꾼 "
+              "manager는 {manager}입니다"},
     "drift_touched": {
         "en": "Application {name}: expected one sync (the creation sync) and replicas set by hand after it, found {found}",
         "ja": "Application {name}: 同期は作成時の 1 回だけで、その後に手作業で replicas を変更した状態が期待されますが、"
@@ -63,20 +64,22 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     # step 2
     "heal_found": {
         "en": "the last operation of {name} is a heal by Argo CD (autoHealAttemptsCount {count}), with no status.history entry",
-        "ja": "{name} の最後の操作は Argo CD による修復です（autoHealAttemptsCount {count}）。"
+        "ja": "{name} の最後のオペレーションは Argo CD による修復です（autoHealAttemptsCount {count}）。"
               "status.history には記録されていません",
-        "ko": "{name}의 마지막 작업은 Argo CD의 복구입니다(autoHealAttemptsCount {count}). "
+        "ko": "{name}의 마지막 오퍼레이션은 Argo CD의 복구입니다(autoHealAttemptsCount {count}). "
               "status.history에는 기록되지 않았습니다"},
     "heal_not_found": {
         "en": "the last operation of {name} is not a heal (expected {expected}, found {found})",
-        "ja": "{name} の最後の操作は修復ではありません（期待値は {expected}、実際は {found}）",
-        "ko": "{name}의 마지막 작업은 복구가 아닙니다(기댓값은 {expected}, 실제 값은 {found})"},
+        "ja": "{name} の最後のオペレーションは修復ではありません（期待値は {expected}、実際は {found}）",
+        "ko": "{name}의 마지막 오퍼레이션은 복구가 아닙니다(기댓값은 {expected}, 실제 값은 {found})"},
     "heal_replaced_by_sync": {
         "en": "the last operation of {name} is a sync of all resources, started by a new commit: it replaced the heal "
               "in status.operationState (found {found})",
-        "ja": "{name} の最後の操作は新しいコミットによる全リソースの同期で、status.operationState の修復を置き換えました"
+        "ja": "{name} の最後のオペレーションは新しいコミットによる全リソースの同期で、status.operationState "
+              "の修復を置き換えました"
               "（実際は {found}）",
-        "ko": "{name}의 마지막 작업은 새 커밋으로 시작된 전체 리소스 동기화이며, status.operationState의 복구를 대체했습니다"
+        "ko": "{name}의 마지막 오퍼레이션은 새 커밋으로 시작된 전체 리소스 동기화이며, status.operationState의 복구를 "
+              "대체했습니다"
               "(실제 값은 {found})"},
     "heal_field_never_reverted": {
         "en": "{what} {found}: Argo CD never reverts a field git does not set (expected one of {expected})",
@@ -115,7 +118,7 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "heal_live_ok": {
         "en": "Application {name} is Synced and web equals git: {found}",
         "ja": "Application {name} は Synced で、web は Git と同じです: {found}",
-        "ko": "Application {name}은 Synced이고 web이 Git과 같습니다: {found}"},
+        "ko": "Application {name}: Synced이고 web이 Git과 같습니다. {found}"},
     "heal_live_differs": {
         "en": "Application {name}: web differs from git at the synced revision: expected {expected}, found {found}",
         "ja": "Application {name}: web が同期済みリビジョンの Git と違います。期待値は {expected}、実際は {found} です",
@@ -143,11 +146,11 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "prune_done": {
         "en": "Application {name} pruned ConfigMap extra and is Synced",
         "ja": "Application {name} は ConfigMap `extra` を prune し、Synced です",
-        "ko": "Application {name}이 ConfigMap `extra`를 prune했고 Synced입니다"},
+        "ko": "Application {name}: ConfigMap `extra`를 prune했고 Synced입니다"},
     "prune_not_done": {
         "en": "Application {name} has not pruned the removal of {sha}: expected {expected}, found {found}",
         "ja": "Application {name} は {sha} での削除をまだ prune していません。期待値は {expected}、実際は {found} です",
-        "ko": "Application {name}이 {sha}의 삭제를 아직 prune하지 않았습니다. 기댓값은 {expected}, 실제 값은 {found}입니다"},
+        "ko": "Application {name}: {sha} 커밋의 삭제를 아직 prune하지 않았습니다. 기댓값은 {expected}, 실제 값은 {found}입니다"},
     # step 4
     "health_bad_ok": {
         "en": "commit {sha} sets a rollout deadline and a nodeSelector no node carries; its parent was schedulable",
@@ -163,11 +166,11 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "health_bad_synced": {
         "en": "Application {name} synced the bad commit {found} (status.history)",
         "ja": "Application {name} は問題のコミット {found} を同期しました（status.history）",
-        "ko": "Application {name}이 문제의 커밋 {found}을 동기화했습니다(status.history)"},
+        "ko": "Application {name}: 문제의 커밋 {found}의 동기화 기록이 있습니다(status.history)"},
     "health_bad_never_synced": {
         "en": "status.history of {name} has no bad commit ({expected}); found {found}",
         "ja": "{name} の status.history に問題のコミット（{expected}）がありません。実際は {found} です",
-        "ko": "{name}의 status.history에 문제의 커밋({expected})이 없습니다. 실제 값은 {found}입니다"},
+        "ko": "{name}의 status.history에 문제의 커밋이 없습니다(대상 커밋: {expected}). 실제 값은 {found}입니다"},
     "health_recorded_too_early": {
         "en": "health.json health {found}: recorded before the {deadline} s deadline passed; wait for Degraded",
         "ja": "health.json の `health` が {found} です。{deadline} 秒の期限が過ぎる前に記録しています。Degraded を待ってください",
@@ -181,7 +184,7 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "health_fixed_in_git": {
         "en": "every bad commit was followed by a fix in git that Application {name} synced",
         "ja": "問題のコミットのそれぞれに Git での修正が続き、Application {name} がそれを同期しました",
-        "ko": "문제의 커밋마다 Git의 수정이 뒤따랐고 Application {name}이 그것을 동기화했습니다"},
+        "ko": "문제의 커밋마다 Git의 수정이 뒤따랐고 Application {name}에서 그 수정을 동기화했습니다"},
     "health_not_fixed_in_git": {
         "en": "the bad rollout of {name} is not fixed through git: expected {expected}, found {found}",
         "ja": "{name} の問題のロールアウトが Git で修正されていません。期待値は {expected}、実際は {found} です",
@@ -203,7 +206,7 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
         "en": "no commit synced by {name} sets replicas below the HPA's minReplicas (commits that do: {found})",
         "ja": "{name} が同期したコミットに、replicas を HPA の minReplicas より小さくするものがありません（該当するコミット: "
               "{found}）",
-        "ko": "{name}이 동기화한 커밋 중 replicas를 HPA의 minReplicas보다 작게 설정한 것이 없습니다(해당 커밋: {found})"},
+        "ko": "{name}에서 동기화한 커밋 중 replicas를 HPA의 minReplicas보다 작게 설정한 것이 없습니다(해당 커밋: {found})"},
     "hpa_not_fight_commit": {
         "en": "commit {sha} does not set replicas below minReplicas: {found}",
         "ja": "コミット {sha} は replicas を minReplicas より小さくしていません: {found}",
@@ -215,11 +218,11 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "hpa_fix_holds": {
         "en": "the fix {fix} is in force: {found}",
         "ja": "修正 {fix} が効いています: {found}",
-        "ko": "수정 {fix}이 적용되어 있습니다: {found}"},
+        "ko": "수정 방법 {fix}의 조건이 충족됩니다: {found}"},
     "hpa_fix_missing": {
         "en": "hpa.json fix {fix} is not in force: {found}",
         "ja": "hpa.json の `fix` {fix} が効いていません: {found}",
-        "ko": "hpa.json의 `fix` {fix}이 적용되어 있지 않습니다: {found}"},
+        "ko": "hpa.json의 `fix` 값 {fix}의 조건이 충족되지 않습니다: {found}"},
     "hpa_ignore_without_respect": {
         "en": "ignoreDifferences hides /spec/replicas, but syncOptions lacks RespectIgnoreDifferences=true: the next sync "
               "writes git's replicas again",
@@ -232,8 +235,8 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
               "(found {found})",
         "ja": "Application {name} は replicas が HPA の minReplicas より小さい {sha} をまだ同期しています。2 つのコントローラーが"
               "争っています（実際は {found}）",
-        "ko": "Application {name}이 replicas가 HPA의 minReplicas보다 작은 {sha}를 아직 동기화합니다. 두 컨트롤러가 다툽니다"
-              "(실제 값은 {found})"},
+        "ko": "Application {name}: 동기화된 {sha} 커밋의 replicas가 HPA의 minReplicas보다 작습니다. 두 컨트롤러가 "
+              "다툽니다(실제 값은 {found})"},
     "hpa_live_ok": {
         "en": "Application {name}: web has the HPA's replicas and the app is Synced: {found}",
         "ja": "Application {name}: web は HPA の replicas を持ち、Synced です: {found}",
@@ -261,15 +264,15 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "oos_fix_holds": {
         "en": "the fix {fix} is in force: {found}",
         "ja": "修正 {fix} が効いています: {found}",
-        "ko": "수정 {fix}이 적용되어 있습니다: {found}"},
+        "ko": "수정 방법 {fix}의 조건이 충족됩니다: {found}"},
     "oos_fix_missing": {
         "en": "diff.json fix {fix} is not in force: {found}",
         "ja": "diff.json の `fix` {fix} が効いていません: {found}",
-        "ko": "diff.json의 `fix` {fix}이 적용되어 있지 않습니다: {found}"},
+        "ko": "diff.json의 `fix` 값 {fix}의 조건이 충족되지 않습니다: {found}"},
     "oos_all_synced": {
         "en": "Application {name} and every resource of it are Synced",
         "ja": "Application {name} とそのすべてのリソースが Synced です",
-        "ko": "Application {name}과 모든 리소스가 Synced입니다"},
+        "ko": "Application {name}: 앱과 모든 리소스가 Synced입니다"},
     "oos_not_synced": {
         "en": "Application {name}: expected {expected}, found {found}",
         "ja": "Application {name}: 期待値は {expected}、実際は {found} です",
@@ -286,7 +289,7 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "apps_not_by_hand": {
         "en": "no kubectl manager wrote {names}: the root created them",
         "ja": "{names} を書いた kubectl の manager はありません。ルートが作成しました",
-        "ko": "{names}을 쓴 kubectl manager가 없습니다. 루트가 만들었습니다"},
+        "ko": "kubectl manager가 쓴 흔적이 없습니다({names}). 루트가 만들었습니다"},
     "apps_by_hand": {
         "en": "written with kubectl, not by drift-root: {found}",
         "ja": "drift-root ではなく kubectl で書かれています: {found}",
@@ -302,7 +305,7 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "apps_root_ok": {
         "en": "Application {name} is Synced and lists its children Synced: {found}",
         "ja": "Application {name} は Synced で、子を Synced として一覧に持っています: {found}",
-        "ko": "Application {name}이 Synced이고 자식들을 Synced로 나열합니다: {found}"},
+        "ko": "Application {name}: Synced이고 자식들을 Synced로 나열합니다. {found}"},
     "apps_root_wrong": {
         "en": "Application {name}: expected {expected} in its status, found {found}",
         "ja": "Application {name}: `status` の期待値は {expected}、実際は {found} です",
@@ -319,41 +322,41 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "fence_children_inside": {
         "en": "{names} are in project {project}, live and in git",
         "ja": "{names} はクラスターでも Git でも project `{project}` に属しています",
-        "ko": "{names}은 클러스터와 Git 모두에서 project `{project}`에 속합니다"},
+        "ko": "{names}: 클러스터와 Git 모두에서 project `{project}`에 속합니다"},
     "fence_children_outside": {
         "en": "{names} are not in project {project} both live and in git: {found}",
         "ja": "{names} はクラスターと Git の両方で project `{project}` に属していません: {found}",
-        "ko": "{names}이 클러스터와 Git 양쪽에서 project `{project}`에 속하지 않습니다: {found}"},
+        "ko": "{names}: 클러스터와 Git 양쪽에서 project `{project}`에 속하지 않습니다. {found}"},
     "fence_destination_refused": {
         "en": "Application {name} is refused for its destination before any operation",
-        "ja": "Application {name} は操作の前に宛先を理由に拒否されています",
-        "ko": "Application {name}은 작업 전에 대상 때문에 거부되었습니다"},
+        "ja": "Application {name} はオペレーションの前に宛先を理由に拒否されています",
+        "ko": "Application {name}: 오퍼레이션 전에 대상 때문에 거부되었습니다"},
     "fence_destination_not_refused": {
         "en": "Application {name} is not refused for its destination: expected {expected}, found {found}",
         "ja": "Application {name} は宛先を理由に拒否されていません。期待値は {expected}、実際は {found} です",
-        "ko": "Application {name}은 대상 때문에 거부되지 않았습니다. 기댓값은 {expected}, 실제 값은 {found}입니다"},
+        "ko": "Application {name}: 대상 때문에 거부되지 않았습니다. 기댓값은 {expected}, 실제 값은 {found}입니다"},
     "fence_kind_refused": {
         "en": "Application {name} cannot sync the cluster-scoped kind git holds, and nothing was created",
         "ja": "Application {name} は Git にあるクラスタースコープの種類を同期できず、何も作成されていません",
-        "ko": "Application {name}은 Git에 있는 클러스터 범위 종류를 동기화하지 못했고 아무것도 만들어지지 않았습니다"},
+        "ko": "Application {name}: Git에 있는 클러스터 범위 종류를 동기화하지 못했고 아무것도 만들어지지 않았습니다"},
     "fence_kind_not_refused": {
         "en": "Application {name} is not refused for a cluster-scoped kind: expected {expected}, found {found}",
         "ja": "Application {name} はクラスタースコープの種類を理由に拒否されていません。期待値は {expected}、実際は {found} です",
-        "ko": "Application {name}은 클러스터 범위 종류 때문에 거부되지 않았습니다. 기댓값은 {expected}, 실제 값은 {found}입니다"},
+        "ko": "Application {name}: 클러스터 범위 종류 때문에 거부되지 않았습니다. 기댓값은 {expected}, 실제 값은 {found}입니다"},
     "fence_from_git": {
         "en": "{names} come from git through drift-root",
         "ja": "{names} は drift-root を通じて Git から作られています",
-        "ko": "{names}은 drift-root를 통해 Git에서 만들어졌습니다"},
+        "ko": "{names}: drift-root를 통해 Git에서 만들어졌습니다"},
     "fence_not_from_git": {
         "en": "{names} must stay in apps/ and be created by drift-root: {found}",
         "ja": "{names} は apps/ に残し、drift-root に作成させる必要があります: {found}",
-        "ko": "{names}은 apps/에 남아 drift-root가 만들어야 합니다: {found}"},
+        "ko": "{names}: apps/에 남아 drift-root가 만들어야 합니다. {found}"},
 }
 
 HINTS = {
     "drift_layout": {
         "en": "Push the layout commit of step 1 first: oneway/web.yaml with Deployment web, replicas 2, nginx:1.27-alpine.",
-        "ja": "まず 1 段階のレイアウトのコミットを push してください。oneway/web.yaml は Deployment web、replicas 2、"
+        "ja": "まず ステップ 1のレイアウトのコミットを push してください。oneway/web.yaml は Deployment web、replicas 2、"
               "nginx:1.27-alpine です。",
         "ko": "먼저 1단계의 레이아웃 커밋을 push하세요. oneway/web.yaml은 Deployment web, replicas 2, nginx:1.27-alpine입니다."},
     "drift_oneway_app": {
@@ -418,9 +421,9 @@ HINTS = {
         "en": "`kubectl -n drift-heal get deploy web -o json --show-managed-fields`: after a heal argocd-controller owns "
               "the field again and the kubectl entry is gone.",
         "ja": "`kubectl -n drift-heal get deploy web -o json --show-managed-fields` を見てください。修復の後は "
-              "argocd-controller がフィールドを持ち直し、kubectl の項目は消えます。",
+              "argocd-controller がフィールドを持ち直し、kubectl のエントリは消えます。",
         "ko": "`kubectl -n drift-heal get deploy web -o json --show-managed-fields`를 보세요. 복구 뒤에는 argocd-controller가 "
-              "필드를 다시 갖고 kubectl 항목은 사라집니다."},
+              "필드를 다시 갖고 kubectl 엔트리는 사라집니다."},
     "drift_prune_app": {
         "en": "app-drift-prune.yaml: path prune, destination drift-prune, and at the end prune: true inside automated "
               "(not beside it, not in syncOptions).",
@@ -505,7 +508,7 @@ HINTS = {
         "ko": "app-drift-oos.yaml: path는 `oos`, 대상은 drift-oos, targetRevision은 main, automated: {{}}입니다."},
     "drift_oos_git": {
         "en": "The layout commit of step 1 has oos/svc.yaml with Service web and clusterIP: \"\".",
-        "ja": "1 段階のレイアウトのコミットには、Service web と clusterIP: \"\" を持つ oos/svc.yaml があります。",
+        "ja": "ステップ 1のレイアウトのコミットには、Service web と clusterIP: \"\" を持つ oos/svc.yaml があります。",
         "ko": "1단계의 레이아웃 커밋에는 Service web과 clusterIP: \"\"가 있는 oos/svc.yaml이 있습니다."},
     "drift_oos_diff": {
         "en": "`argocd app diff drift-oos --core` shows the one field that differs; write its resource and JSON pointer.",
@@ -550,10 +553,12 @@ HINTS = {
               "namespace drift-* on https://kubernetes.default.svc, clusterResourceWhitelist [] and no "
               "namespaceResourceWhitelist.",
         "ja": "project-drift.yaml: sourceRepos は [git://gitd.{gitd_namespace}.svc.cluster.local:9418/*]、`destinations` は "
-              "https://kubernetes.default.svc の drift-*、clusterResourceWhitelist は []、namespaceResourceWhitelist は"
+              "https://kubernetes.default.svc のネームスペース drift-*、clusterResourceWhitelist は []、"
+              "namespaceResourceWhitelist は"
               "書きません。",
         "ko": "project-drift.yaml: sourceRepos는 [git://gitd.{gitd_namespace}.svc.cluster.local:9418/*], `destinations`는 "
-              "https://kubernetes.default.svc의 drift-*, clusterResourceWhitelist는 []이고 namespaceResourceWhitelist는 "
+              "https://kubernetes.default.svc의 네임스페이스 drift-*, clusterResourceWhitelist는 []이고 "
+              "namespaceResourceWhitelist는 "
               "쓰지 않습니다."},
     "drift_project_apply": {
         "en": "Apply project-drift.yaml: `kubectl apply -f {workspace}/project-drift.yaml`.",
