@@ -72,6 +72,14 @@ def live_web(state, name):
     return state.cluster.get(WEB_READS[name])
 
 
+def existing_web(state, name):
+    """The live Deployment web of a step's namespace, or the check ends: it does not exist."""
+    web = live_web(state, name)
+    stop_if(None if web is not None else failed("live_object_missing_named", kind="Deployment",
+                                                 namespace=NAMESPACES[name], name="web", expected="web", found=None))
+    return web
+
+
 @functools.lru_cache(maxsize=1024)
 def parsed(text):
     """The mapping documents of a file's text, parsed once (callers only read them)."""

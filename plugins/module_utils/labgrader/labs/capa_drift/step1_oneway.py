@@ -22,15 +22,14 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
     TWINS,
     adding_commit,
     drift_problems,
+    existing_web,
     live,
-    live_web,
     repo,
     web_at,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.definition import lab
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.spec import (
     IMAGE,
-    NAMESPACES,
     ONEWAY,
     WEB,
 )
@@ -90,10 +89,7 @@ def web_resource(app):
 def drift_facts(state, step=1):
     """(app, live Deployment, git replicas at the synced revision) or the check ends."""
     app = live(state, ONEWAY, step)
-    web = live_web(state, ONEWAY)
-    if web is None:
-        require((None, failed("live_object_missing_named", kind="Deployment", namespace=NAMESPACES[ONEWAY], name="web",
-                              expected="web", found=None)))
+    web = existing_web(state, ONEWAY)
     repo(state)
     revision = dig(app, "status", "sync", "revision")
     git = dig(web_at(state, ONEWAY, revision), "spec", "replicas") if revision in state.repo.commits else None

@@ -22,13 +22,14 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kube_o
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.application import (
     TWINS,
     drift_problems,
+    existing_web,
     live,
     live_web,
     repo,
     web_at,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.definition import lab
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.spec import HEAL, NAMESPACES
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.spec import HEAL
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed
 
 TWINS[HEAL].checks(lab, 2, spec_judge(lambda state, app, where: drift_problems(state, app, where, HEAL, {"selfHeal": True})),
@@ -134,10 +135,7 @@ def heal_timing(state):
 def heal_managed_fields(state):
     field = require(evidence_field(state, "heal.json", "field", "string"))
     _, operation = heal_or_stop(state)
-    web = live_web(state, HEAL)
-    if web is None:
-        return failed("live_object_missing_named", kind="Deployment", namespace=NAMESPACES[HEAL], name="web",
-                      expected="web", found=None)
+    web = existing_web(state, HEAL)
     started = unix_time(operation.get("startedAt"))
     argocd = [unix_time(e.get("time")) or 0 for e in managed_entries(web) if e.get("manager") == ARGOCD_MANAGER]
     others = sorted({e.get("manager") for e in field_owners(web, *FIELDS.get(field, FIELDS["spec.replicas"]))

@@ -13,7 +13,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import evidence_field
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.git import named_commit
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require, stop_if
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kube_objects import managed_entries
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.application import (
@@ -44,9 +44,9 @@ def removal_commit(state):
     sha = require(named_commit(state, "prune.json", lambda found: not_full_sha("prune.json removed_in", found),
                                key="removed_in", hint="drift_prune_commit"))
     if has_extra(state, sha) or not has_extra(state, first_parent(state, sha)):
-        require((None, failed("prune_not_removal", expected="extra: parent yes, commit no",
-                              found={"parent": has_extra(state, first_parent(state, sha)), "commit": has_extra(state, sha)},
-                              sha=sha[:7])))
+        stop_if(failed("prune_not_removal", expected={"parent": True, "commit": False},
+                       found={"parent": has_extra(state, first_parent(state, sha)), "commit": has_extra(state, sha)},
+                       sha=sha[:7]))
     return sha
 
 

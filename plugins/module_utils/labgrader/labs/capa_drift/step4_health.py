@@ -18,9 +18,9 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kube_o
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.application import (
     TWINS,
     drift_problems,
+    existing_web,
     first_parent,
     live,
-    live_web,
     not_full_sha,
     oldest_first,
     repo,
@@ -137,11 +137,8 @@ def fix_commit(state):
 @lab.check(4, "no-kubectl-fix", hint="drift_health_fix")
 def no_kubectl_fix(state):
     live(state, HEALTH, 4)
-    web = live_web(state, HEALTH)
+    web = existing_web(state, HEALTH)
     repo(state)
-    if web is None:
-        return failed("live_object_missing_named", kind="Deployment", namespace="drift-health", name="web",
-                      expected="web", found=None)
     by_hand = sorted({e.get("manager") for e in managed_entries(web)
                       if e.get("manager") not in CONTROLLERS and dig(e, "fieldsV1", "f:spec") is not None})
     selector = dig(web, "spec", "template", "spec", "nodeSelector")

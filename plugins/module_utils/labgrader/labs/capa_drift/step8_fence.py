@@ -14,7 +14,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import evidence_field
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.git import repo_url, yaml_objects
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require, stop_if
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kube_objects import condition
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.application import live_child, repo
@@ -54,10 +54,9 @@ def refusal(message):
 
 def live_project(state):
     project = state.cluster.get("project")
-    if project is None:
-        require((None, failed("live_object_missing_named", kind="AppProject", namespace=state.site.argocd_namespace,
-                              name=PROJECT, expected=f"{state.site.argocd_namespace}/{PROJECT}", found=None,
-                              hint="drift_project_apply")))
+    stop_if(None if project is not None else failed(
+        "live_object_missing_named", kind="AppProject", namespace=state.site.argocd_namespace, name=PROJECT,
+        expected=f"{state.site.argocd_namespace}/{PROJECT}", found=None, hint="drift_project_apply"))
     return project
 
 
