@@ -125,9 +125,10 @@ def repo(state):
     return state.repo
 
 
-def synced_entries(app, shas):
-    """status.history entries at one of the commits `shas`."""
-    return [e for e in history(app) if e.get("revision") in shas]
+def synced_revisions(app, shas):
+    """The commits of `shas` that status.history has an entry at (Argo CD synced them), oldest
+    entry first."""
+    return [e.get("revision") for e in history(app) if e.get("revision") in shas]
 
 
 def descendants(state, sha):

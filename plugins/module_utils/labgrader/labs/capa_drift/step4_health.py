@@ -24,6 +24,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
     not_full_sha,
     oldest_first,
     repo,
+    synced_revisions,
     web_at,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.definition import lab
@@ -85,7 +86,7 @@ def bad_synced(state):
     repo(state)
     app = live(state, HEALTH, 4)
     bad = bad_commits(state)
-    synced = [e.get("revision") for e in history(app) if e.get("revision") in bad]
+    synced = synced_revisions(app, bad)
     if synced:
         return passed("health_bad_synced", expected=[s[:7] for s in bad], found=synced[0][:7], name=HEALTH)
     return failed("health_bad_never_synced", expected=[s[:7] for s in bad] or None,

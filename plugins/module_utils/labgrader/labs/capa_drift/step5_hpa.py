@@ -7,7 +7,6 @@ controller/sync.go:239)."""
 from __future__ import annotations
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import (
-    history,
     ignored_by,
     live_status,
     spec_judge,
@@ -28,6 +27,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
     object_in,
     oldest_first,
     repo,
+    synced_revisions,
     web_at,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.definition import lab
@@ -65,7 +65,7 @@ def fight_commit(state):
     repo(state)
     app = live(state, HPA, 5)
     fighting = fight_commits(state)
-    synced = [e.get("revision") for e in history(app) if e.get("revision") in fighting]
+    synced = synced_revisions(app, fighting)
     if synced:
         return passed("hpa_fight_synced", expected="replicas < minReplicas", found=synced[0][:7], sha=synced[0][:7])
     return failed("hpa_no_fight", expected="replicas < minReplicas", found=[s[:7] for s in fighting] or None, name=HPA)
