@@ -12,6 +12,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks
     group_kind_permitted,
     source_permitted,
 )
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import app_path
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import evidence_field
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.git import repo_url, yaml_objects
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require, stop_if
@@ -154,7 +155,7 @@ def destination_refused(state):
 def cluster_kinds_in(state, path):
     """'group:Kind' of the cluster-scoped objects under `path` at bare main's head."""
     found = set()
-    for _, doc in yaml_objects(state.repo.tree, path.strip("/")):
+    for _, doc in yaml_objects(state.repo.tree, path):
         api_version = str(doc.get("apiVersion") or "")
         group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
         if (group, doc.get("kind")) in CLUSTER_SCOPED:
@@ -169,7 +170,7 @@ def kind_refused(state):
     message = require(evidence_field(state, "fence.json", "kind_message", "string"))
     child = live_child(state, name, 8)
     repo(state)
-    path = str(dig(child, "spec", "source", "path") or "")
+    path = app_path(dig(child, "spec", "source", "path")) or ""
     live_message = dig(child, "status", "operationState", "message")
     refused = KIND_REFUSED.format(resource=resource, project=PROJECT)
     found = {"in_git": sorted(cluster_kinds_in(state, path)) or None, "operation": live_message,
