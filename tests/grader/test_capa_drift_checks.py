@@ -549,3 +549,16 @@ def test_drift_japanese_and_korean_conventions():
     texts = drift_catalogue()
     assert [w for w, lang, t in texts if lang == "ja" and re.search(r"[()]", re.sub(r"`[^`]*`", "", t))] == []
     assert [w for w, lang, t in texts if lang == "ko" and ("기대값" in t or re.search(r"단계\s*(?:\{[a-z_]+\}|\d)", t))] == []
+
+
+def test_a_commit_argo_cd_has_not_read_yet_is_pending(state):
+    """A fix pushed seconds ago: Argo CD still compares the commit before it (not final yet)."""
+    app = live(state, "drift-health")
+    app["status"]["history"] = app["status"]["history"][:2]
+    fails(state, "4.fix-commit", 'the bad rollout of drift-health is not fixed through git: expected {"head_schedulable": '
+          f'true, "bad_without_synced_fix": null}}, found {{"head_schedulable": true, "bad_without_synced_fix": '
+          f'["{sha(state, "health-bad")[:7]}"]}}')
+    app["status"]["sync"]["revision"] = sha(state, "project")
+    state.repo.commits[state.repo.head]["time"] = int(state.now) - 30
+    found = verdict(state, "4.fix-commit")
+    assert (found["status"], found["message_key"]) == ("PENDING", "app_not_polled_yet")

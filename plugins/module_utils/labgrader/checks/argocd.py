@@ -189,6 +189,23 @@ def commit_unread(commit_time, now):
     return isinstance(commit_time, (int, float)) and -CLOCK_SKEW_SECONDS <= now - commit_time < UNREAD_SECONDS
 
 
+def unread_commit(state, app, anchor):
+    """The message parameters when Argo CD compared an older commit of main than `anchor` and may
+    not have read `anchor` yet (commit_unread: younger than UNREAD_SECONDS; status.reconciledAt
+    says when it last compared), else None. Decided from git's commit time, the grader's clock and
+    the live status.sync.revision, never from a condition's transition time (it moves when the
+    controller restarts)."""
+    revision = dig(app, "status", "sync", "revision")
+    if not (isinstance(revision, str) and revision != anchor and revision in state.repo.commits
+            and anchor in state.repo.commits and state.repo.is_ancestor(revision, anchor)):
+        return None
+    made = state.repo.commits[anchor]["time"]
+    if not commit_unread(made, state.now):
+        return None
+    return {"revision": revision[:7], "sha": anchor[:7], "age": max(0, int(state.now - made)), "window": UNREAD_SECONDS,
+            "reconciled": str(dig(app, "status", "reconciledAt") or "-")}
+
+
 def self_heal_pending(app, name, expected, found):
     """PENDING: what was checked is about to be synced back by Argo CD's selfHeal."""
     sync, health, _ = live_status(app)

@@ -11,7 +11,9 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks
     automated_enabled,
     history,
     live_app,
+    live_status,
     spec_problems,
+    unread_commit,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.git import (
     find_object,
@@ -29,7 +31,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
     ROOT,
     WEB,
 )
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, pending
 
 TWINS = {app: ApplicationTwin(app, file) for app, file in APP_FILES.items()}
 # The step that applies each Application: a check of a later step finds it missing "blocked by" it.
@@ -138,3 +140,17 @@ def descendants(state, sha):
 
 def not_full_sha(what, found, hint=None):
     return failed("value_mismatch", expected="40 hex characters", found=found, what=what, hint=hint)
+
+
+def still_syncing(state, app, name, expected, found):
+    """A PENDING verdict while what a check found may still change by itself: Argo CD runs an
+    operation on `app` (or its health is Progressing), or bare main's newest commit is younger than
+    Argo CD takes to read it and `app` still compares an older one (checks/argocd.py
+    unread_commit); else None. A check asks only before it would FAIL."""
+    sync, health, phase = live_status(app)
+    if phase in ("Running", "Terminating") or health == "Progressing":
+        return pending("app_converging", expected=expected, found=found, name=name, sync=sync, health=health)
+    unread = unread_commit(state, app, state.repo.head) if state.repo.ok else None
+    if unread:
+        return pending("app_not_polled_yet", expected=expected, found=found, name=name, **unread)
+    return None

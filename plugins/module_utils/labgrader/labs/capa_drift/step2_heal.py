@@ -26,6 +26,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
     live,
     live_web,
     repo,
+    still_syncing,
     web_at,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.definition import lab
@@ -160,4 +161,5 @@ def live_equals_git(state):
         return passed("heal_live_ok", expected=expected, found=found, name=HEAL)
     if self_heal_due(app):
         return self_heal_pending(app, HEAL, expected, found)
+    stop_if(still_syncing(state, app, HEAL, expected, found))
     return failed("heal_live_differs", expected=expected, found=found, name=HEAL)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import (
     POLL_SECONDS,
-    commit_unread,
     history,
     live_status,
     spec_judge,
@@ -26,6 +25,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
     live_web,
     not_full_sha,
     object_in,
+    still_syncing,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.definition import lab
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.spec import EXTRA_YAML, PRUNE
@@ -105,15 +105,15 @@ def prune_just_enabled(state, app):
 def live_pruned(state):
     app = live(state, PRUNE, 3)
     configmaps = [c.get("metadata", {}).get("name") for c in state.cluster.items("prune_configmaps")]
-    sync, health, phase = live_status(app)
+    sync, health, _ = live_status(app)
     found = {"extra": "extra" in configmaps, "web": live_web(state, PRUNE) is not None, "sync": sync}
     expected = {"extra": False, "web": True, "sync": "Synced"}
     sha = removal_commit(state)
     synced_after = bool(prune_syncs(state, app, sha))
     if found == expected and synced_after:
         return passed("prune_done", expected=expected, found=found, name=PRUNE)
-    if phase in ("Running", "Terminating") or commit_unread(state.repo.commits[state.repo.head]["time"], state.now) \
-            or prune_just_enabled(state, app):
+    stop_if(still_syncing(state, app, PRUNE, expected, found))
+    if prune_just_enabled(state, app):
         return pending("app_converging", expected=expected, found=found, name=PRUNE, sync=sync, health=health)
     return failed("prune_not_done", expected=expected, found={**found, "synced_after_removal": synced_after}, name=PRUNE,
                   sha=sha[:7])

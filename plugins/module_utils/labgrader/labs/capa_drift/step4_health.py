@@ -12,7 +12,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import evidence_field
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.git import named_commit
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require, stop_if
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig, is_integer
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kube_objects import managed_entries
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.application import (
@@ -24,6 +24,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
     not_full_sha,
     oldest_first,
     repo,
+    still_syncing,
     synced_revisions,
     web_at,
 )
@@ -89,6 +90,7 @@ def bad_synced(state):
     synced = synced_revisions(app, bad)
     if synced:
         return passed("health_bad_synced", expected=[s[:7] for s in bad], found=synced[0][:7], name=HEALTH)
+    stop_if(still_syncing(state, app, HEALTH, [s[:7] for s in bad], None))
     return failed("health_bad_never_synced", expected=[s[:7] for s in bad] or None,
                   found=[str(e.get("revision"))[:7] for e in history(app)], name=HEALTH)
 
@@ -132,6 +134,7 @@ def fix_commit(state):
     expected = {"head_schedulable": True, "bad_without_synced_fix": None}
     if bad and head_ok and not unfixed:
         return passed("health_fixed_in_git", expected=expected, found=found, name=HEALTH)
+    stop_if(still_syncing(state, app, HEALTH, expected, found))
     return failed("health_not_fixed_in_git", expected=expected, found=found if bad else None, name=HEALTH)
 
 
@@ -153,4 +156,8 @@ def no_kubectl_fix(state):
 
 @lab.check(4, "live-healthy", hint="app_sync_health")
 def live_healthy(state):
-    return synced_healthy(live(state, HEALTH, 4), HEALTH)
+    app = live(state, HEALTH, 4)
+    verdict = synced_healthy(app, HEALTH)
+    if verdict.status == "FAIL" and state.repo.ok:
+        stop_if(still_syncing(state, app, HEALTH, verdict.expected, verdict.found))
+    return verdict

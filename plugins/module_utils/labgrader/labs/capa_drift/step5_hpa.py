@@ -14,7 +14,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import evidence_field
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.git import named_commit
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require, stop_if
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig, is_integer
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kube_objects import condition
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.application import (
@@ -27,12 +27,13 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
     object_in,
     oldest_first,
     repo,
+    still_syncing,
     synced_revisions,
     web_at,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.definition import lab
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.spec import HPA, HPA_YAML, NAMESPACES
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed, pending
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed
 
 TWINS[HPA].checks(lab, 5, spec_judge(lambda state, app, where: drift_problems(state, app, where, HPA, {"selfHeal": True})),
                   hint="drift_hpa_app")
@@ -68,6 +69,7 @@ def fight_commit(state):
     synced = synced_revisions(app, fighting)
     if synced:
         return passed("hpa_fight_synced", expected="replicas < minReplicas", found=synced[0][:7], sha=synced[0][:7])
+    stop_if(still_syncing(state, app, HPA, "replicas < minReplicas", None))
     return failed("hpa_no_fight", expected="replicas < minReplicas", found=[s[:7] for s in fighting] or None, name=HPA)
 
 
@@ -133,7 +135,7 @@ def live_replicas(state):
     app = live(state, HPA, 5)
     repo(state)
     hpa, web = state.cluster.get("hpa"), live_web(state, HPA)
-    sync, health, phase = live_status(app)
+    sync, health, _ = live_status(app)
     desired, minimum = dig(hpa, "status", "desiredReplicas"), dig(hpa, "spec", "minReplicas")
     found = {"replicas": dig(web, "spec", "replicas"), "desiredReplicas": desired, "sync": sync, "health": health}
     expected = {"replicas": desired, "sync": "Synced", "health": "Healthy / Degraded (FailedGetResourceMetric)"}
@@ -144,6 +146,5 @@ def live_replicas(state):
     if hpa is not None and is_integer(desired) and is_integer(minimum) and found["replicas"] == desired >= minimum \
             and sync == "Synced" and healthy:
         return passed("hpa_live_ok", expected=expected, found=found, name=HPA)
-    if phase in ("Running", "Terminating"):
-        return pending("app_converging", expected=expected, found=found, name=HPA, sync=sync, health=health)
+    stop_if(still_syncing(state, app, HPA, expected, found))
     return failed("hpa_live_wrong", expected=expected, found=found, name=HPA)

@@ -12,7 +12,8 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks
     spec_judge,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import evidence_field, same_value
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.git import repo_blocked
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require, stop_if
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.application import (
     TWINS,
@@ -22,10 +23,11 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
     object_in,
     oldest_first,
     repo,
+    still_syncing,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.definition import lab
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.spec import NAMESPACES, OOS, SVC_YAML
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed, pending
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed
 
 TWINS[OOS].checks(lab, 6, spec_judge(lambda state, app, where: drift_problems(state, app, where, OOS)), hint="drift_oos_app")
 
@@ -91,13 +93,13 @@ def cleared(state):
 @lab.check(6, "all-synced", hint="drift_oos_fix")
 def all_synced(state):
     app = live(state, OOS, 6)
-    sync, health, phase = live_status(app)
+    sync = live_status(app)[0]
     resources = [r for r in dig(app, "status", "resources", default=[]) or [] if isinstance(r, dict)]
     drifted = [f"{r.get('kind')}/{r.get('name')}" for r in resources if r.get("status") != "Synced"]
     found = {"sync": sync, "not_synced": drifted or None}
     expected = {"sync": "Synced", "not_synced": None}
     if sync == "Synced" and resources and not drifted:
         return passed("oos_all_synced", expected=expected, found=found, name=OOS)
-    if phase in ("Running", "Terminating"):
-        return pending("app_converging", expected=expected, found=found, name=OOS, sync=sync, health=health)
+    if repo_blocked(state) is None:
+        stop_if(still_syncing(state, app, OOS, expected, found))
     return failed("oos_not_synced", expected=expected, found=found, name=OOS)

@@ -16,7 +16,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks
     tracking_marks,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import evidence_field, same_value
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.git import named_commit, repo_url
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.git import named_commit, repo_blocked, repo_url
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require, stop_if
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.kube_objects import managed_entries
@@ -26,6 +26,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
     live,
     live_child,
     not_full_sha,
+    still_syncing,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.definition import lab
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.spec import (
@@ -34,7 +35,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
     ROOT,
     SVC_B,
 )
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed, pending
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed
 
 
 def root_problems(state, app, where):
@@ -125,14 +126,14 @@ def root_resources(app):
 @lab.check(7, "root-resources", hint="drift_root_children")
 def root_resources_check(state):
     app = live(state, ROOT, 7)
-    sync, health, phase = live_status(app)
+    sync = live_status(app)[0]
     listed = root_resources(app)
     found = {"sync": sync, **{n: dig(listed.get(n), "status") for n in CHILDREN}}
     expected = {"sync": "Synced", **dict.fromkeys(CHILDREN, "Synced")}
     if found == expected:
         return passed("apps_root_ok", expected=expected, found=found, name=ROOT)
-    if phase in ("Running", "Terminating"):
-        return pending("app_converging", expected=expected, found=found, name=ROOT, sync=sync, health=health)
+    if repo_blocked(state) is None:
+        stop_if(still_syncing(state, app, ROOT, expected, found))
     return failed("apps_root_wrong", expected=expected, found=found, name=ROOT)
 
 
