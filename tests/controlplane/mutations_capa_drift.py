@@ -19,8 +19,12 @@ import yaml
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.solution import (
     HEAL,
     HEALTH,
+    HPA,
     ONEWAY,
+    OOS,
     PROGRESS_DEADLINE_SECONDS,
+    PRUNE,
+    ROOT,
     SCALED_REPLICAS,
 )
 from labflow import evidence, read_evidence, replaced
@@ -99,6 +103,31 @@ def mutation_self_heal_on_drift_health(plane, learner):
                    sync_policy(automated={"selfHeal": True}, syncOptions=["CreateNamespace=true"]))
 
 
+def mutation_health_without_automated(plane, learner):
+    return applied(plane, learner, "app-drift-health.yaml", sync_policy(syncOptions=["CreateNamespace=true"]))
+
+
+def mutation_hpa_without_self_heal(plane, learner):
+    """selfHeal off once the fight ended: Argo CD would leave a later hand change of drift-hpa."""
+    return applied(plane, learner, "app-drift-hpa.yaml", sync_policy(automated={}, syncOptions=["CreateNamespace=true"]))
+
+
+def mutation_oos_without_automated(plane, learner):
+    return applied(plane, learner, "app-drift-oos.yaml", sync_policy(syncOptions=["CreateNamespace=true"]))
+
+
+def mutation_root_without_automated(plane, learner):
+    return applied(plane, learner, "app-drift-root.yaml", sync_policy())
+
+
+def mutation_oneway_file_tracks_main(plane, learner):
+    """app-drift-oneway.yaml says `main` (never applied: applied, its next sync would erase the drift)."""
+    path = learner.workspace / "app-drift-oneway.yaml"
+    manifest = yaml.safe_load(path.read_text(encoding="utf-8"))
+    manifest["spec"]["source"]["targetRevision"] = "main"
+    return replaced(path, yaml.safe_dump(manifest, sort_keys=False))
+
+
 def oos_ignore(**rule):
     def change(manifest):
         manifest["spec"]["ignoreDifferences"] = [{"group": "", "kind": "Service", "jsonPointers": ["/spec/clusterIP"],
@@ -127,6 +156,12 @@ def project_without_cluster_whitelist(manifest):
 def mutation_project_destination_drift_star(plane, learner):
     return applied(plane, learner, "project-drift.yaml", project_change(
         destinations=[{"namespace": "drift*", "server": "https://kubernetes.default.svc"}]))
+
+
+def mutation_project_admits_namespaces(plane, learner):
+    """Namespaces whitelisted: nothing of the lab creates one now, so Argo CD does nothing new."""
+    return applied(plane, learner, "project-drift.yaml", project_change(
+        clusterResourceWhitelist=[{"group": "", "kind": "Namespace"}]))
 
 
 def mutation_project_any_source(plane, learner):
@@ -205,6 +240,13 @@ def mutation_apps_evidence_first_service(plane, learner):
     return evidence(learner, "apps.json", service_commit=first_service_commit(learner))
 
 
+def spec_differs(step, app, difference):
+    """What app-file and live-app of `step` say when the Application file and the live spec of
+    `app` both have `difference` ("field: expected / found")."""
+    return {f"capa-drift.{step}.app-file": f"app-{app}.yaml: fields differ (field: expected / found): {difference}",
+            f"capa-drift.{step}.live-app": f"Application {app}: fields differ (field: expected / found): {difference}"}
+
+
 def changed_evidence(name, **changes):
     return lambda plane, learner: evidence(learner, name, **changes)
 
@@ -220,13 +262,14 @@ MUTATIONS = {
         "capa-drift.1.oneway-evidence": 'oneway.json live_replicas: the JSON type must be integer, found string ("5")'}),
     "oneway.json sync recorded before the scale": (changed_evidence("oneway.json", sync="Synced"), {
         "capa-drift.1.oneway-evidence": 'oneway.json: you recorded {"sync": "Synced"}'}),
+    "app-drift-oneway.yaml tracks main": (mutation_oneway_file_tracks_main, {"capa-drift.1.app-file": ""}),
     # step 2
-    "selfHeal in syncOptions instead of automated": (mutation_self_heal_in_sync_options, {
-        "capa-drift.2.app-file": "", "capa-drift.2.live-app": ""}),
-    "automated disabled with selfHeal": (mutation_automated_disabled_with_self_heal, {
-        "capa-drift.2.app-file": "", "capa-drift.2.live-app": ""}),
-    "syncPolicy.selfHeal beside automated (--validate=false)": (mutation_self_heal_beside_automated, {
-        "capa-drift.2.app-file": "", "capa-drift.2.live-app": ""}),
+    "selfHeal in syncOptions instead of automated": (mutation_self_heal_in_sync_options, spec_differs(
+        2, HEAL, 'spec.syncPolicy.automated: "{}" / null')),
+    "automated disabled with selfHeal": (mutation_automated_disabled_with_self_heal, spec_differs(
+        2, HEAL, 'spec.syncPolicy.automated: "{}" / {"enabled": false, "selfHeal": true}')),
+    "syncPolicy.selfHeal beside automated (--validate=false)": (mutation_self_heal_beside_automated, spec_differs(
+        2, HEAL, "spec.syncPolicy.automated.selfHeal: true / null")),
     "heal.json records the label test": (changed_evidence("heal.json", field="metadata.labels.team"), {
         "capa-drift.2.heal-evidence": 'heal.json field "metadata.labels.team": Argo CD never reverts a field git does '
                                       'not set'}),
@@ -235,10 +278,10 @@ MUTATIONS = {
     "heal.json change 400 s before the heal": (changed_evidence("heal.json", changed_at=lambda t: t - 400), {
         "capa-drift.2.heal-timing": "the heal started 40"}),
     # step 3
-    "syncPolicy.prune beside automated (--validate=false)": (mutation_prune_beside_automated, {
-        "capa-drift.3.app-file": "", "capa-drift.3.live-app": ""}),
-    "Prune=true in syncOptions": (mutation_prune_in_sync_options, {
-        "capa-drift.3.app-file": "", "capa-drift.3.live-app": ""}),
+    "syncPolicy.prune beside automated (--validate=false)": (mutation_prune_beside_automated, spec_differs(
+        3, PRUNE, "spec.syncPolicy.automated.prune: true / null")),
+    "Prune=true in syncOptions": (mutation_prune_in_sync_options, spec_differs(
+        3, PRUNE, "spec.syncPolicy.automated.prune: true / null")),
     "prune.json written after the prune": (mutation_prune_evidence_after_the_prune, {
         "capa-drift.3.evidence-before-prune": "prune.json observed_at "}),
     # The removal's parent added the ConfigMap: every check that starts from removed_in fails alike.
@@ -262,6 +305,8 @@ MUTATIONS = {
         "capa-drift.4.degraded-evidence": f"health.json degraded_after 5: with progressDeadlineSeconds "
                                           f"{PROGRESS_DEADLINE_SECONDS}, expected"}),
     "selfHeal on drift-health (accepted)": (mutation_self_heal_on_drift_health, {}),
+    "drift-health without automated": (mutation_health_without_automated, spec_differs(
+        4, HEALTH, 'spec.syncPolicy.automated: "{}" / null')),
     # step 5
     "hpa.json fix names ignoreDifferences": (changed_evidence("hpa.json", fix="ignore-differences"), {
         "capa-drift.5.fight-ended": 'hpa.json fix ignore-differences is not in force: {"replicas-removed": true, '
@@ -270,7 +315,11 @@ MUTATIONS = {
         "capa-drift.5.fight-evidence": 'hpa.json rescales 1: expected "2..'}),
     "hpa.json min_replicas of git": (changed_evidence("hpa.json", min_replicas=1), {
         "capa-drift.5.fight-evidence": "hpa.json min_replicas: you recorded 1"}),
+    "selfHeal off on drift-hpa": (mutation_hpa_without_self_heal, spec_differs(
+        5, HPA, "spec.syncPolicy.automated.selfHeal: true / null")),
     # step 6
+    "drift-oos without automated": (mutation_oos_without_automated, spec_differs(
+        6, OOS, 'spec.syncPolicy.automated: "{}" / null')),
     "diff.json the lecture's table: the Deployment's imagePullPolicy": (changed_evidence(
         "diff.json", kind="Deployment", field="/spec/template/spec/containers/0/imagePullPolicy"), {
         "capa-drift.6.diff-evidence": "diff.json names the Deployment, but Argo CD normalises its defaults: it was "
@@ -278,7 +327,9 @@ MUTATIONS = {
     "diff.json filled_by controller": (changed_evidence("diff.json", filled_by="controller"), {
         "capa-drift.6.filled-by": 'diff.json filled_by: expected "api-server", found "controller"'}),
     "ignoreDifferences kind: service": (mutation_ignore_rule_kind_lowercase, {
-        "capa-drift.6.cleared": "", "capa-drift.6.all-synced": ""}),
+        "capa-drift.6.cleared": 'diff.json fix ignore-differences is not in force: {"ignore-differences": false, '
+                                '"removed-from-git": false, "explicit-in-git": false}',
+        "capa-drift.6.all-synced": ""}),
     'diff.json fix removed-from-git while git says clusterIP ""': (changed_evidence("diff.json", fix="removed-from-git"), {
         "capa-drift.6.cleared": 'diff.json fix removed-from-git is not in force: {"ignore-differences": true, '
                                 '"removed-from-git": false, "explicit-in-git": false}'}),
@@ -288,11 +339,17 @@ MUTATIONS = {
     "apps.json tracking_id the root's name": (changed_evidence("apps.json", tracking_id="drift-root"), {
         "capa-drift.7.apps-evidence": 'apps.json tracking_id: expected "drift-root:argoproj.io/Application:argocd/'
                                       'drift-svc-b", found "drift-root"'}),
+    "drift-root without automated": (mutation_root_without_automated, spec_differs(
+        7, ROOT, 'spec.syncPolicy.automated: "{}" / null')),
     # step 8
+    "AppProject whitelists Namespace": (mutation_project_admits_namespaces, {"capa-drift.8.project-kinds": ""}),
     "AppProject destination drift*": (mutation_project_destination_drift_star, {
-        "capa-drift.8.project-destinations": ""}),
+        "capa-drift.8.project-destinations": "AppProject drift, evaluated with Argo CD's rules: expected "
+                                              '{"driftwood": false}, found {"driftwood": true}'}),
     "AppProject sourceRepos *": (mutation_project_any_source, {
-        "capa-drift.8.project-repos": ""}),
+        "capa-drift.8.project-repos": "AppProject drift, evaluated with Argo CD's rules: expected "
+                                      '{"https://github.com/example/other.git": false}, found '
+                                      '{"https://github.com/example/other.git": true}'}),
     "AppProject clusterResourceWhitelist left out (accepted)": (mutation_project_whitelist_left_out, {}),
     "fence.json kind_resource without its group": (changed_evidence("fence.json", kind_resource="ClusterRole"), {
         "capa-drift.8.kind-refused": "Application drift-fence-kind is not refused for a cluster-scoped kind"}),
@@ -300,4 +357,40 @@ MUTATIONS = {
         "capa-drift.8.destination-refused": "Application drift-fence-kind is not refused for its destination"}),
 }
 
-UNFLIPPED = {}
+REWRITE = ("needs main's history rewritten (a force-push, which the lab forbids) and Argo CD's history of every Application "
+           "re-made: graded on worlds instead (tests/grader/test_capa_drift_checks.py)")
+IRREVERSIBLE = ("the mistake makes Argo CD sync, which adds to status.history and replaces operationState for good: "
+                "graded on worlds instead (tests/grader/test_capa_drift_checks.py)")
+# Checks no mutation above flips, with the reason.
+UNFLIPPED = {
+    "capa-drift.1.bare-repo": "a solved VM without /srv/bare/drift.git is not a mistake: Argo CD could have deployed "
+                              "nothing; the empty world grades it (tests/grader/test_every_lab.py)",
+    "capa-drift.1.clone-origin": "the clone is shared with capa-src and cgoa-ci (checks/git.py repository_checks), whose "
+                                 "tables flip it",
+    "capa-drift.1.oneway-commit": REWRITE,
+    "capa-drift.1.live-app": "drift-oneway applied with selfHeal or tracking main is synced at once, and that sync "
+                             "erases the drift: " + IRREVERSIBLE,
+    "capa-drift.1.drift-by-hand": IRREVERSIBLE,
+    "capa-drift.2.heal-operation": "a full sync of drift-heal (a commit to heal/) replaces the heal in operationState: "
+                                   + IRREVERSIBLE,
+    "capa-drift.2.heal-managed-fields": "a hand change that stays needs selfHeal off, and turning it on again heals it: "
+                                        "the heal's time then no longer matches heal.json; " + IRREVERSIBLE,
+    "capa-drift.2.live-equals-git": "a hand change to drift-heal is healed within seconds (PENDING while it waits); a "
+                                    "lasting one needs selfHeal off, which 2.live-app's mutations already show",
+    "capa-drift.4.bad-synced": REWRITE,
+    "capa-drift.4.fix-commit": REWRITE,
+    "capa-drift.5.fight-commit": REWRITE,
+    "capa-drift.5.live-replicas": "replicas back in git restart the fight, and ending it again takes a commit, two HPA "
+                                  "rounds and the selfHeal backoff (minutes of plane time); " + IRREVERSIBLE,
+    "capa-drift.6.oos-in-git": REWRITE,
+    "capa-drift.7.children-tracked": "a child made with kubectl apply instead of the root gets a new uid and keeps "
+                                     "kubectl's managedFields: " + IRREVERSIBLE,
+    "capa-drift.7.children-not-by-hand": "as 7.children-tracked: a child re-made by hand cannot be given back",
+    "capa-drift.7.root-resources": "as 7.children-tracked: the root would have to re-create a deleted child by a sync",
+    "capa-drift.7.children-synced-healthy": "a child's ConfigMap changed by hand stays OutOfSync until a sync of the "
+                                            "child, which adds to its history: " + IRREVERSIBLE,
+    "capa-drift.8.children-in-project": "children moved back to project default let Argo CD sync the fence children "
+                                        "(a ConfigMap in kube-system, the ClusterRole): " + IRREVERSIBLE,
+    "capa-drift.8.fence-by-argocd": "a fence child removed from apps/ is left by the root without prune, and re-adding "
+                                    "it restarts its refusal: " + IRREVERSIBLE,
+}
