@@ -562,3 +562,15 @@ def test_a_commit_argo_cd_has_not_read_yet_is_pending(state):
     state.repo.commits[state.repo.head]["time"] = int(state.now) - 30
     found = verdict(state, "4.fix-commit")
     assert (found["status"], found["message_key"]) == ("PENDING", "app_not_polled_yet")
+
+
+def test_odd_manifests_in_git_are_judged_not_a_grader_error(state):
+    """What a learner commits may be any YAML: an HPA whose scaleTargetRef is a number, a Service
+    whose spec is a number (the grader failed on both before)."""
+    head = state.repo.head
+    state.repo.history[head]["hpa/hpa.yaml"] = "kind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec: {scaleTargetRef: 5}\n"
+    state.repo.tree["oos/svc.yaml"] = state.repo.history[head]["oos/svc.yaml"] = "kind: Service\nmetadata: {name: web}\nspec: 7\n"
+    evidence(state, "diff.json")["fix"] = "removed-from-git"
+    checks = {c["check"]: c for c in LAB.judge(state, "en")}
+    assert {cid: c["status"] for cid, c in checks.items() if c["status"] == "ERROR"} == {}
+    assert checks[f"{LAB_ID}.6.cleared"]["message_key"] == "oos_fix_missing"

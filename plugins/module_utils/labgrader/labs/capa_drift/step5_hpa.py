@@ -44,8 +44,8 @@ RESPECT = "RespectIgnoreDifferences=true"
 def min_replicas_at(state, sha):
     """minReplicas of an HPA in hpa/hpa.yaml at `sha` that scales apps/v1 Deployment web, or None."""
     hpa = object_in(at(state, HPA_YAML, sha), "HorizontalPodAutoscaler", "web")
-    target = dig(hpa, "spec", "scaleTargetRef", default={}) or {}
-    if (target.get("apiVersion"), target.get("kind"), target.get("name")) != ("apps/v1", "Deployment", "web"):
+    target = dig(hpa, "spec", "scaleTargetRef")
+    if (dig(target, "apiVersion"), dig(target, "kind"), dig(target, "name")) != ("apps/v1", "Deployment", "web"):
         return None
     value = dig(hpa, "spec", "minReplicas", default=1)
     return value if is_integer(value) else None

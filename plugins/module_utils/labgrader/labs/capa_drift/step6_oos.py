@@ -82,7 +82,7 @@ def cleared(state):
     live_ip = dig(state.cluster.get("oos_service"), "spec", "clusterIP")
     holding = {
         "ignore-differences": bool(ignored_by(app, "", "Service", "web", NAMESPACES[OOS], POINTER)),
-        "removed-from-git": head is not None and "clusterIP" not in (dig(head, "spec", default={}) or {}),
+        "removed-from-git": isinstance(dig(head, "spec"), dict) and "clusterIP" not in head["spec"],
         "explicit-in-git": head is not None and live_ip is not None and dig(head, "spec", "clusterIP") == live_ip,
     }
     if holding[fix]:
