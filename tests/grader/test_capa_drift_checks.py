@@ -10,6 +10,7 @@ mutation table and solution exist, the lab is not in the registry (labs.LABS): t
 from __future__ import annotations
 
 import copy
+import json
 import subprocess
 import time
 
@@ -574,3 +575,10 @@ def test_odd_manifests_in_git_are_judged_not_a_grader_error(state):
     checks = {c["check"]: c for c in LAB.judge(state, "en")}
     assert {cid: c["status"] for cid, c in checks.items() if c["status"] == "ERROR"} == {}
     assert checks[f"{LAB_ID}.6.cleared"]["message_key"] == "oos_fix_missing"
+
+
+def test_grading_reads_only_with_14_gets(drift_registered, fake_api):
+    """One reading of a solved learner: the 14 GET requests of reads.py, nothing written."""
+    host, _ = graded(fake_api, f"{LAB_ID}/golden.yaml")
+    requests = [json.loads(line) for line in (host / "requests.log").read_text().splitlines()]
+    assert [r["method"] for r in requests] == ["GET"] * 14
