@@ -140,6 +140,6 @@ def oneway_evidence(state):
              "live_replicas": dig(web, "spec", "replicas")}
     wrong = {k: v for k, v in values.items() if v != truth[k]}
     if wrong:
-        return failed("live_disagrees", expected={k: truth[k] for k in wrong}, found=wrong, recorded=wrong,
+        return failed("value_mismatch", expected={k: truth[k] for k in wrong}, found=wrong,
                       what="oneway.json")
     return passed("value_ok", expected=truth, found=values, what="oneway.json")

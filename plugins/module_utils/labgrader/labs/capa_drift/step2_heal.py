@@ -109,7 +109,7 @@ def heal_evidence(state):
     truth = {"initiated_by": dig(operation, "operation", "initiatedBy"), "operation_started_at": operation.get("startedAt")}
     wrong = {k: values[k] for k in truth if values[k] != truth[k]}
     if wrong:
-        return failed("live_disagrees", expected={k: truth[k] for k in wrong}, found=wrong, recorded=wrong,
+        return failed("value_mismatch", expected={k: truth[k] for k in wrong}, found=wrong,
                       what="heal.json")
     if values["changed_at"] > started + SLACK_SECONDS or finished is None \
             or abs(values["reverted_at"] - finished) > REVERT_SECONDS:

@@ -90,8 +90,8 @@ def fight_evidence(state):
     counted = max((e.get("count") or 1 for e in events if is_integer(e.get("count") or 1)), default=None)
     truth = {"min_replicas": dig(hpa, "spec", "minReplicas"), "rescales": f"2..{counted}" if counted else "≥ 2"}
     if values["min_replicas"] != truth["min_replicas"]:
-        return failed("live_disagrees", expected=truth["min_replicas"], found=values["min_replicas"],
-                      recorded=values["min_replicas"], what="hpa.json min_replicas")
+        return failed("value_mismatch", expected=truth["min_replicas"], found=values["min_replicas"],
+                      what="hpa.json min_replicas")
     if values["rescales"] < 2 or (counted is not None and values["rescales"] > counted):
         return failed("hpa_rescales_wrong", expected=truth["rescales"], found=values["rescales"])
     return passed("value_ok", expected=truth, found=values, what="hpa.json")

@@ -147,7 +147,7 @@ def destination_refused(state):
     if found["namespace_permitted"] or not refused or found["operation"] is not None:
         return failed("fence_destination_not_refused", expected=expected, found=found, name=name)
     if not same_text(message, invalid):
-        return failed("live_disagrees", expected=invalid, found=message, recorded=message,
+        return failed("value_mismatch", expected=invalid, found=message,
                       what="fence.json destination_message")
     return passed("fence_destination_refused", expected=expected, found=found, name=name)
 
@@ -180,7 +180,7 @@ def kind_refused(state):
             or refused not in live_message or found[FENCE_CLUSTERROLE]:
         return failed("fence_kind_not_refused", expected=expected, found=found, name=name)
     if not same_text(refusal(message), refusal(live_message)):
-        return failed("live_disagrees", expected=live_message, found=message, recorded=message,
+        return failed("value_mismatch", expected=live_message, found=message,
                       what="fence.json kind_message")
     return passed("fence_kind_refused", expected=expected, found=found, name=name)
 
