@@ -24,6 +24,9 @@ REMAINING = {
     ("labs/capa_drift/step1_oneway.py", "pinned_revision"): "a targetRevision that is a full SHA, as Argo CD tells one",
     ("labs/capa_drift/step8_fence.py", "<module>"): "RETRY_TAIL: what Argo CD appends to a sync message while it retries",
     ("labs/capa_drift/step8_fence.py", "refusal"): "Argo CD's operation message without its retry tail",
+    ("labs/capa_drift/solution.py", "<module>"): "NOT_PERMITTED: the reference solution reads Argo CD's refusal message",
+    ("labs/capa_drift/solution.py", "fence_refused"): "the solution waits for Argo CD's refusal message (not graded)",
+    ("labs/capa_drift/solution.py", "step8"): "the solution records the kind Argo CD's refusal message names",
     ("checks/repo_server.py", "<module>"): "URL_SCHEME, GLOB, DOCUMENT_START, HELM_SOURCE: how Argo CD's repo server "
                                            "reads a valueFiles entry and helm's output (sources cited there)",
     ("checks/repo_server.py", "resolve_value_files"): "a valueFiles entry read as Argo CD reads it (URL scheme, glob)",
