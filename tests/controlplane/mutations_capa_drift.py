@@ -257,11 +257,11 @@ MUTATIONS = {
         "capa-drift.1.drift-live": "",
         "capa-drift.1.oneway-evidence": ""}),
     "oneway.json git_replicas copied from live": (changed_evidence("oneway.json", git_replicas=SCALED_REPLICAS), {
-        "capa-drift.1.oneway-evidence": 'oneway.json: you recorded {"git_replicas": 5}'}),
+        "capa-drift.1.oneway-evidence": 'oneway.json: expected {"git_replicas": 2}, found {"git_replicas": 5}'}),
     'oneway.json live_replicas "5"': (changed_evidence("oneway.json", live_replicas=str(SCALED_REPLICAS)), {
         "capa-drift.1.oneway-evidence": 'oneway.json live_replicas: the JSON type must be integer, found string ("5")'}),
     "oneway.json sync recorded before the scale": (changed_evidence("oneway.json", sync="Synced"), {
-        "capa-drift.1.oneway-evidence": 'oneway.json: you recorded {"sync": "Synced"}'}),
+        "capa-drift.1.oneway-evidence": 'oneway.json: expected {"sync": "OutOfSync"}, found {"sync": "Synced"}'}),
     "app-drift-oneway.yaml tracks main": (mutation_oneway_file_tracks_main, {"capa-drift.1.app-file": ""}),
     # step 2
     "selfHeal in syncOptions instead of automated": (mutation_self_heal_in_sync_options, spec_differs(
@@ -274,7 +274,7 @@ MUTATIONS = {
         "capa-drift.2.heal-evidence": 'heal.json field "metadata.labels.team": Argo CD never reverts a field git does '
                                       'not set'}),
     "heal.json operation of the creation sync": (mutation_heal_evidence_of_creation_sync, {
-        "capa-drift.2.heal-evidence": 'heal.json: you recorded {"operation_started_at": '}),
+        "capa-drift.2.heal-evidence": 'heal.json: expected {"operation_started_at": '}),
     "heal.json change 400 s before the heal": (changed_evidence("heal.json", changed_at=lambda t: t - 400), {
         "capa-drift.2.heal-timing": "the heal started 40"}),
     # step 3
@@ -295,7 +295,9 @@ MUTATIONS = {
         "capa-drift.3.in-between-evidence": 'prune.json: expected {"still_live": true}, found {"still_live": false}'}),
     # step 4
     "Degraded fixed with kubectl scale --replicas=0": (mutation_degraded_fixed_by_scaling_to_zero, {
-        "capa-drift.4.no-kubectl-fix": "", "capa-drift.4.live-healthy": ""}),
+        # 4.no-kubectl-fix stays PASS on the plane: kubectl's scale entry (subresource scale, no time) is
+        # not seen by it; reported to the grader (docs/argocd-observations.md, capa-drift (verify) items).
+        "capa-drift.4.live-healthy": "Application drift-health is OutOfSync / Healthy, expected Synced / Healthy"}),
     "health.json recorded Progressing": (changed_evidence("health.json", health="Progressing"), {
         "capa-drift.4.degraded-evidence": f'health.json health "Progressing": recorded before the '
                                           f'{PROGRESS_DEADLINE_SECONDS} s deadline passed; wait for Degraded'}),
@@ -314,7 +316,7 @@ MUTATIONS = {
     "hpa.json one rescale": (changed_evidence("hpa.json", rescales=1), {
         "capa-drift.5.fight-evidence": 'hpa.json rescales 1: expected "2..'}),
     "hpa.json min_replicas of git": (changed_evidence("hpa.json", min_replicas=1), {
-        "capa-drift.5.fight-evidence": "hpa.json min_replicas: you recorded 1"}),
+        "capa-drift.5.fight-evidence": "hpa.json min_replicas: expected 3, found 1"}),
     "selfHeal off on drift-hpa": (mutation_hpa_without_self_heal, spec_differs(
         5, HPA, "spec.syncPolicy.automated.selfHeal: true / null")),
     # step 6
