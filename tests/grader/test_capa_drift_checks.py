@@ -128,6 +128,15 @@ def test_a_scale_undone_by_hand_is_no_drift(state):
           '"OutOfSync", "health": "Healthy", "web": "OutOfSync", "live_replicas": 2, "git_replicas": 2}')
 
 
+def test_kubectls_scale_entry_without_a_time_is_the_hand_scale(state):
+    """`kubectl scale` leaves `{manager: kubectl, subresource: scale}` with no `time` (observed on
+    the plane, docs/argocd-observations.md): the golden world holds it so; it was a FAIL before."""
+    web = state.cluster.snapshot.reads["oneway_web"]
+    entry = next(e for e in web["metadata"]["managedFields"] if e["manager"] == "kubectl")
+    assert (entry["subresource"], "time" in entry) == ("scale", False)
+    assert verdict(state, "1.drift-by-hand")["status"] == "PASS"
+
+
 def test_a_replicas_owner_older_than_the_sync_is_not_the_scale(state):
     web = state.cluster.snapshot.reads["oneway_web"]
     next(e for e in web["metadata"]["managedFields"] if e["manager"] == "kubectl")["time"] = "2026-12-02T09:00:00Z"

@@ -118,8 +118,13 @@ def drift_by_hand(state):
     finished = unix_time(operation.get("finishedAt"))
     first_sync = bool(entries) and not dig(operation, "operation", "sync", "resources") \
         and operation.get("startedAt") == entries[0].get("deployStartedAt")
+    # The last writer of a field owns it, so a non-controller owner of replicas means Argo CD has
+    # not written them since. `kubectl scale` (an Update of the scale subresource) leaves its entry
+    # without a `time` (observed on the plane, docs/argocd-observations.md, question F): only an
+    # entry that has a time must be later than the creation sync.
     by_hand = [e.get("manager") for e in field_owners(web, "f:spec", "f:replicas")
-               if e.get("manager") not in CONTROLLERS and finished is not None and (unix_time(e.get("time")) or 0) >= finished]
+               if e.get("manager") not in CONTROLLERS and finished is not None
+               and (unix_time(e.get("time")) or finished) >= finished]
     found = {"history": len(entries), "operation": "creation-sync" if first_sync else "later-sync",
              "replicas_owner": by_hand or None}
     expected = {"history": 1, "operation": "creation-sync", "replicas_owner": "≠ argocd-controller"}
