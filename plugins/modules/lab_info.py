@@ -6,10 +6,10 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 ---
 module: lab_info
-short_description: Where a lab lives on a learner VM (workspace, bare repository, Applications, namespaces)
+short_description: Where a lab lives on a learner VM (workspace, bare repository, Applications, AppProjects, namespaces)
 description:
   - Returns, from the lab's object in the registry, the learner's workspace folder, the lab's bare
-    repository, the Argo CD Applications and the namespaces the lab creates. Reads nothing and
+    repository, the Argo CD Applications and AppProjects and the namespaces the lab creates. Reads nothing and
     changes nothing; C(playbooks/reset.yml) uses it to remove one lab's state.
 version_added: "1.0.0"
 author: Lab grader team
@@ -62,6 +62,12 @@ applications:
   type: list
   elements: str
   sample: [ci-web]
+projects:
+  description: The Argo CD AppProjects the lab creates (in RV(argocd_namespace)); reset.yml deletes them after the Applications.
+  returned: always
+  type: list
+  elements: str
+  sample: [drift]
 namespaces:
   description: The namespaces the lab creates.
   returned: always
@@ -94,7 +100,8 @@ def main():
     module.exit_json(changed=False, workspace=site.workspace(lab),
                      bare_repo=site.bare_path(repo.name) if repo else None,
                      repo_url=site.repo_url(repo.name) if repo else None, argocd_namespace=site.argocd_namespace,
-                     applications=list(lab.owns.applications), namespaces=list(lab.owns.namespaces))
+                     applications=list(lab.owns.applications), projects=list(lab.owns.projects),
+                     namespaces=list(lab.owns.namespaces))
 
 
 if __name__ == "__main__":

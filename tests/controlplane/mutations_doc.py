@@ -68,13 +68,16 @@ def render():
              "mutation to the solved learner, grades, and asserts that exactly the checks below flip (every",
              "other check stays PASS) with messages that start as shown (`<root>` is the learner's root, `<bare>`",
              "the folder of the bare repositories), then",
-             "undoes it.", "", f"{total} mutations across {len(found)} labs.", ""]
+             "undoes it. An accepted variant (another right way to do a step) must flip nothing.", "",
+             f"{total} mutations across {len(found)} labs.", ""]
     for lab_id, (mutations, unflipped) in found.items():
         checks = [check.id for check in LABS[lab_id].checks]
         flipped = {check for _, expected in mutations.values() for check in expected}
         lines += [f"## {lab_id}: {len(mutations)} mutations flip {len(flipped)} of {len(checks)} checks", "",
                   "| Mutation | Check flipped | Message (start) |", "|---|---|---|"]
         for name, (_, expected) in mutations.items():
+            if not expected:  # an accepted variant: another right way, proven to flip nothing
+                lines.append(f"| {cell(name)} | none: an accepted variant | every check PASS |")
             for index, (check, message) in enumerate(expected.items()):
                 lines.append(f"| {cell(name) if index == 0 else ''} | `{check}` | {cell(message)} |")
         lines += ["", f"### {lab_id}: checks no mutation flips ({len(unflipped)})", ""]

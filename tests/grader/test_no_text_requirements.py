@@ -17,6 +17,16 @@ LIBRARY = REPO_ROOT / "plugins" / "module_utils" / "labgrader"
 # judging as that program judges; reading a learner's program is not.
 REMAINING = {
     ("checks/git.py", "named_commit"): "a commit id the learner recorded in evidence: 40 hex digits, as git names it",
+    ("checks/appproject.py", "_class"): "a [...] class of an AppProject glob, translated as gobwas/glob reads it",
+    ("checks/appproject.py", "_gobwas_regex"): "an AppProject pattern compiled as Argo CD's util/glob (gobwas) compiles it",
+    ("checks/appproject.py", "filepath_match"): "an AppProject kind/group pattern matched as Go's filepath.Match does",
+    ("checks/appproject.py", "normalize_git_url"): "a repository URL normalised as Argo CD's NormalizeGitURL does",
+    ("labs/capa_drift/step1_oneway.py", "pinned_revision"): "a targetRevision that is a full SHA, as Argo CD tells one",
+    ("labs/capa_drift/step8_fence.py", "<module>"): "RETRY_TAIL: what Argo CD appends to a sync message while it retries",
+    ("labs/capa_drift/step8_fence.py", "refusal"): "Argo CD's operation message without its retry tail",
+    ("labs/capa_drift/solution.py", "<module>"): "NOT_PERMITTED: the reference solution reads Argo CD's refusal message",
+    ("labs/capa_drift/solution.py", "fence_refused"): "the solution waits for Argo CD's refusal message (not graded)",
+    ("labs/capa_drift/solution.py", "step8"): "the solution records the kind Argo CD's refusal message names",
     ("checks/repo_server.py", "<module>"): "URL_SCHEME, GLOB, DOCUMENT_START, HELM_SOURCE: how Argo CD's repo server "
                                            "reads a valueFiles entry and helm's output (sources cited there)",
     ("checks/repo_server.py", "resolve_value_files"): "a valueFiles entry read as Argo CD reads it (URL scheme, glob)",

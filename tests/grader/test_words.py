@@ -71,6 +71,8 @@ ALLOWED = {
     "push", "revert", "origin", "main", "scale", "hook", "ci",
     # the production environment, as the labs name it (values-prod.yaml, overlays/prod, prod-api)
     "prod",
+    # capa-drift's evidence keys, which the hints of a missing evidence file list by name (diff.json kind, name, ...)
+    "sync", "health", "field", "fix", "kind", "name", "resource", "revision", "rescales",
 }
 
 # Parameters whose values come from outside the grader: what the learner wrote, what a program

@@ -106,14 +106,16 @@ class Site:
 
 class Repo:
     """The lab's bare repository `<bare_root>/<name>.git`: branch main, the files under
-    `prefixes` at its head, `tracked_paths` in every commit, and `files` of the repository
-    itself (hooks) read as git finds a hook (collect.read_hook)."""
+    `prefixes` at its head, `tracked_paths` in every commit, with `changed_paths` the paths each
+    commit changes (RepoState.changed), and `files` of the repository itself (hooks) read as git
+    finds a hook (collect.read_hook)."""
 
-    def __init__(self, name, prefixes=(), tracked_paths=(), files=()):
+    def __init__(self, name, prefixes=(), tracked_paths=(), files=(), changed_paths=False):
         self.name = name
         self.prefixes = tuple(prefixes)
         self.tracked_paths = tuple(tracked_paths)
         self.files = tuple(files)
+        self.changed_paths = changed_paths
 
 
 class Reads:
@@ -274,7 +276,7 @@ def collector(lab, site, kubeconfig, timeout=10.0, max_bytes=1024 * 1024, budget
         repo = clone = clone_refs = None
         if reads.repo:
             repo = collect_repo(bare_path, "main", reads.repo.prefixes, reads.repo.tracked_paths, timeout=GIT_TIMEOUT,
-                                deadline=budget.deadline)
+                                deadline=budget.deadline, changed_paths=reads.repo.changed_paths)
             files.update({name: read_hook(bare_path, name, max_bytes) for name in reads.repo.files})
         if reads.clone:
             clone = collect_clone(os.path.join(workspace, reads.clone))

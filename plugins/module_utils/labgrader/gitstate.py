@@ -77,6 +77,7 @@ class RepoState:
         self.order = []  # shas reachable from the branch, newest first (commit time)
         self.tree = {}  # path -> text at head, for the requested prefixes (None: binary or too large)
         self.history = {}  # sha -> {path: text or None} for the tracked paths
+        self.changed = {}  # sha -> paths the commit changes against its first parent (when asked for)
         self.truncated = False  # more than MAX_TREE_FILES files under the prefixes
 
     @property
@@ -232,10 +233,12 @@ class _Git:
         return result.stdout
 
 
-def collect_repo(path, branch="main", prefixes=(), tracked_paths=(), timeout=GIT_TIMEOUT, deadline=None):
+def collect_repo(path, branch="main", prefixes=(), tracked_paths=(), timeout=GIT_TIMEOUT, deadline=None,
+                 changed_paths=False):
     """Snapshot `branch` of the bare repo at `path`: commits reachable from it (all of them, at
-    most MAX_COMMITS), the text of files under `prefixes` at its head, and the text of
-    `tracked_paths` in every commit. Bounded by `timeout` seconds of git in total and by the
+    most MAX_COMMITS), the text of files under `prefixes` at its head, the text of
+    `tracked_paths` in every commit and, with `changed_paths`, the paths each commit changes.
+    Bounded by `timeout` seconds of git in total and by the
     grader's `deadline` (a time.monotonic() value); a read the deadline cuts is OUT_OF_TIME."""
     state = RepoState(path)
     try:
@@ -266,7 +269,10 @@ def collect_repo(path, branch="main", prefixes=(), tracked_paths=(), timeout=GIT
             state.detail = ", ".join(state.branches[:20]) or "(no branches)"
             return state
         private = _private_git_dir(path)
-        _read_branch(_Git(private, timeout, deadline), state, branch, head, prefixes, tracked_paths)
+        repo = _Git(private, timeout, deadline)
+        _read_branch(repo, state, branch, head, prefixes, tracked_paths)
+        if changed_paths:
+            state.changed = _changed_paths(repo, head, state.order)
     except DeadlinePassed as exc:
         state.problem, state.detail = OUT_OF_TIME, str(exc)
     except Unreadable as exc:
@@ -279,8 +285,22 @@ def collect_repo(path, branch="main", prefixes=(), tracked_paths=(), timeout=GIT
         if private:
             shutil.rmtree(private, ignore_errors=True)
     if state.problem:
-        state.commits, state.order, state.tree, state.history = {}, [], {}, {}
+        state.commits, state.order, state.tree, state.history, state.changed = {}, [], {}, {}, {}
     return state
+
+
+def _changed_paths(repo, head, order):
+    """{sha: (paths it changes against its first parent)} for every commit of `order`: a merge is
+    diffed against its first parent (--diff-merges=first-parent, git >= 2.31), a rename is a
+    deletion and an addition; a path git would quote (a control character, a quote) stays quoted,
+    so it never equals a path a lab names."""
+    log = repo.run(["log", "--diff-merges=first-parent", "--no-renames", "--name-only", "--format=%x01%H", head, "--"],
+                   max_output=32 * 1024 * 1024)
+    changed = dict.fromkeys(order, ())
+    for record in log.decode("utf-8", "replace").split("\x01")[1:]:
+        sha, _, names = record.partition("\n")
+        changed[sha.strip()] = tuple(name for name in names.split("\n") if name)
+    return changed
 
 
 def _read_branch(repo, state, branch, head, prefixes, tracked_paths):

@@ -211,11 +211,16 @@ class Check:
 
 class Owned:
     """What a learner creates in the cluster for a lab, besides the workspace and the bare repo:
-    playbooks/reset.yml removes exactly this to let the learner start over."""
+    playbooks/reset.yml removes exactly this to let the learner start over, in this order:
+    applications in the order listed (an app of apps lists its root first: once it is gone nothing
+    re-creates the children, which a root still in place would do at the next commit it reads),
+    then the AppProjects (`projects`, once no Application of the lab names them), then the
+    namespaces."""
 
-    def __init__(self, applications=(), namespaces=()):
+    def __init__(self, applications=(), namespaces=(), projects=()):
         self.applications = tuple(applications)
         self.namespaces = tuple(namespaces)
+        self.projects = tuple(projects)
 
 
 class Lab:

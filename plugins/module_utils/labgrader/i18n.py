@@ -75,6 +75,15 @@ MESSAGES = {
                             "selfHeal が Git の状態に戻します。この結果はまだ確定していません",
                       "ko": "{name} Application이 OutOfSync 상태입니다. 라이브 변경은 백오프(기본값 최대 5분) 뒤에 selfHeal이 "
                             "Git 상태로 되돌립니다. 이 결과는 아직 확정되지 않았습니다"},
+    "app_not_polled_yet": {"en": "Application {name} still compares commit {revision} of main: {sha} is {age} s old and Argo CD "
+                                 "reads a pushed commit within {window} s without a refresh (last compared: {reconciled}); "
+                                 "still syncing",
+                           "ja": "Application {name} はまだ main のコミット {revision} と比較しています。{sha} は {age} 秒前のコ"
+                                 "ミットで、Argo CD は refresh なしでも {window} 秒以内に push されたコミットを読みます（最後の"
+                                 "比較: {reconciled}）。同期中です",
+                           "ko": "{name} Application은 아직 main의 커밋 {revision} 기준으로 비교하고 있습니다. {sha} 커밋은 "
+                                 "{age}초 전 커밋이고, Argo CD는 refresh 없이도 {window}초 안에 push된 커밋을 읽습니다 (마지막 "
+                                 "비교: {reconciled}). 동기화 중입니다"},
     "app_converging": {"en": "Application {name} is still converging ({sync} / {health}); not final yet",
                        "ja": "Application {name} はまだ同期中です（{sync} / {health}）。この結果はまだ確定していません",
                        "ko": "{name} Application이 아직 동기화 중입니다 ({sync} / {health}). 이 결과는 아직 확정되지 않았습니다"},

@@ -49,7 +49,7 @@ def is_integer(value):
 def typed_field(data, key, expected_type, what):
     """Return (value, None) when data[key] has the JSON type, else (None, failing Verdict).
 
-    expected_type: "number", "integer", "string", "boolean", "string-or-null".
+    expected_type: "number", "integer", "string", "boolean", "string-or-null", "object".
     """
     if key not in data:
         return None, failed("missing_key", expected=expected_type, found=None, what=what, key=key)
@@ -60,6 +60,7 @@ def typed_field(data, key, expected_type, what):
         "string": lambda v: isinstance(v, str),
         "boolean": lambda v: isinstance(v, bool),
         "string-or-null": lambda v: v is None or isinstance(v, str),
+        "object": lambda v: isinstance(v, dict),
     }[expected_type](value)
     if not ok:
         return None, failed("wrong_type", expected=expected_type, found=value, what=what,

@@ -37,17 +37,25 @@ def condition(obj, kind):
     return None
 
 
+def managed_entries(obj):
+    """metadata.managedFields of a live object (a GET returns them; kubectl only hides them)."""
+    entries = dig(obj, "metadata", "managedFields", default=[])
+    return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
+
+
+def field_owners(obj, *path):
+    """The managedFields entries whose fieldsV1 hold `path` ("f:spec", "f:replicas", ...): the
+    managers that set that field (or, for a path that ends at a map, something under it)."""
+    return [e for e in managed_entries(obj) if dig(e, "fieldsV1", *path) is not None]
+
+
 def replicas_owner(obj):
     """The managedFields entry that owns f:spec.f:replicas, or None.
 
     Several managers may list the field only when they share it (server-side apply); the last
     writer in time is the one a learner means by "owns it right now".
     """
-    owners = []
-    for entry in dig(obj, "metadata", "managedFields", default=[]) or []:
-        fields = dig(entry, "fieldsV1", "f:spec")
-        if isinstance(fields, dict) and "f:replicas" in fields:
-            owners.append(entry)
+    owners = field_owners(obj, "f:spec", "f:replicas")
     if not owners:
         return None
     return max(owners, key=lambda e: str(e.get("time") or ""))

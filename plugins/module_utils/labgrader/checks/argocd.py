@@ -7,6 +7,7 @@ import enum
 import posixpath
 from typing import NamedTuple
 
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.appproject import glob_match
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import blocked, file_problem
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.require import require
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.waves_hooks import annotation_csv
@@ -115,13 +116,24 @@ def tracking_marks(method, app_name, tracking_id):
 
 def ignore_rule_covers(rule, group, kind, name, namespace, pointer):
     """An ignoreDifferences rule hides `pointer` of the object (group, kind, namespace/name): its
-    jsonPointers list it, group and kind match, and a name or namespace, when set, is compared
-    exactly (util/argo/normalizers/diff_normalizer.go Normalize). A rule naming another object
-    leaves the field in the diff, and selfHeal syncs it back."""
-    pointers = rule.get("jsonPointers") if isinstance(rule, dict) else None
-    return (isinstance(pointers, list) and pointer in pointers and rule.get("group") == group
-            and rule.get("kind") == kind and rule.get("name") in (None, "", name)
-            and rule.get("namespace") in (None, "", namespace))
+    jsonPointers list it (or its jqPathExpressions the same path, `.spec.replicas`), group and
+    kind match as util/glob.Match matches them (case-sensitive; `*` a wildcard), and a name or
+    namespace, when set, is compared exactly (util/argo/normalizers/diff_normalizer.go
+    Normalize). A rule naming another object leaves the field in the diff, and selfHeal syncs it
+    back."""
+    if not isinstance(rule, dict):
+        return False
+    pointers = rule.get("jsonPointers") if isinstance(rule.get("jsonPointers"), list) else []
+    paths = rule.get("jqPathExpressions") if isinstance(rule.get("jqPathExpressions"), list) else []
+    listed = pointer in pointers or "." + pointer[1:].replace("/", ".") in paths
+    return (listed and glob_match(str(rule.get("group") or ""), group) and glob_match(str(rule.get("kind") or ""), kind)
+            and rule.get("name") in (None, "", name) and rule.get("namespace") in (None, "", namespace))
+
+
+def ignored_by(app, group, kind, name, namespace, pointer):
+    """The Application's ignoreDifferences rules that hide `pointer` of that object."""
+    rules = dig(app, "spec", "ignoreDifferences", default=[])
+    return [r for r in rules if ignore_rule_covers(r, group, kind, name, namespace, pointer)] if isinstance(rules, list) else []
 
 
 def live_status(app):
@@ -175,6 +187,23 @@ def commit_unread(commit_time, now):
     than UNREAD_SECONDS. The commit's time is git's (the committer date); a push comes after it,
     so the window never closes before Argo CD can have read the push."""
     return isinstance(commit_time, (int, float)) and -CLOCK_SKEW_SECONDS <= now - commit_time < UNREAD_SECONDS
+
+
+def unread_commit(state, app, anchor):
+    """The message parameters when Argo CD compared an older commit of main than `anchor` and may
+    not have read `anchor` yet (commit_unread: younger than UNREAD_SECONDS; status.reconciledAt
+    says when it last compared), else None. Decided from git's commit time, the grader's clock and
+    the live status.sync.revision, never from a condition's transition time (it moves when the
+    controller restarts)."""
+    revision = dig(app, "status", "sync", "revision")
+    if not (isinstance(revision, str) and revision != anchor and revision in state.repo.commits
+            and anchor in state.repo.commits and state.repo.is_ancestor(revision, anchor)):
+        return None
+    made = state.repo.commits[anchor]["time"]
+    if not commit_unread(made, state.now):
+        return None
+    return {"revision": revision[:7], "sha": anchor[:7], "age": max(0, int(state.now - made)), "window": UNREAD_SECONDS,
+            "reconciled": str(dig(app, "status", "reconciledAt") or "-")}
 
 
 def self_heal_pending(app, name, expected, found):
@@ -389,3 +418,32 @@ DEFAULT_TRACKING_METHOD = "annotation"
 
 def tracking_id(app, group, kind, namespace, name):
     return f"{app}:{group}/{kind}:{namespace}/{name}"
+
+
+def history(app):
+    """status.history of a live Application, oldest first (entries that are objects)."""
+    entries = dig(app, "status", "history", default=[])
+    return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
+
+
+def unix_time(value):
+    """Unix seconds of an RFC 3339 time Argo CD or Kubernetes wrote, or None."""
+    when = parse_time(value)
+    return int(when.timestamp()) if when is not None else None
+
+
+# The self-heal backoff of argo-cd v3.5.2: cmd/argocd-application-controller/commands/
+# argocd_application_controller.go flags --self-heal-backoff-timeout-seconds 2, -factor 3,
+# -cap-seconds 300; controller/appcontroller.go autoSync waits delay(attempts) after the previous
+# operation finished, `attempts` being the previous operation's autoHealAttemptsCount (carried
+# over while the revision stays, incremented for the new heal). Observed on the plane
+# (docs/argocd-observations.md capa-drift §2): 0, 2, 6, 18, 54, 162, 300 s for counts 1..7.
+SELF_HEAL_BACKOFF = (2, 3, 300)
+
+
+def self_heal_wait(count):
+    """The most a heal with `autoHealAttemptsCount` = count waited after the previous one."""
+    timeout, factor, cap = SELF_HEAL_BACKOFF
+    if not isinstance(count, int) or count <= 1:
+        return 0
+    return min(timeout * factor ** (count - 2), cap)

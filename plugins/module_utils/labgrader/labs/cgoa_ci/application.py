@@ -5,15 +5,13 @@ commit or later, or still to read a commit just pushed."""
 from __future__ import annotations
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import (
-    UNREAD_SECONDS,
     ApplicationTwin,
     Operation,
-    commit_unread,
     live_status,
     self_heal_due,
     self_heal_pending,
+    unread_commit,
 )
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.json_values import dig
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.history import history_broken
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.spec import APP
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import failed, passed, pending
@@ -51,20 +49,3 @@ def app_at_revision(state, app, anchor, ok_key, behind_key):
     if at_or_after and self_heal_due(app):
         return self_heal_pending(app, APP, expected, found)
     return failed(behind_key, expected=expected, found=found, name=APP, sha=anchor[:7], hint="app_sync_health")
-
-
-def unread_commit(state, app, anchor):
-    """The message parameters when Argo CD compared an older commit of main than `anchor` and may
-    not have read `anchor` yet (checks/argocd.py commit_unread: younger than UNREAD_SECONDS;
-    status.reconciledAt says when it last compared), else None. Decided from git's commit time,
-    the grader's clock and the live status.sync.revision, never from a condition's transition
-    time (it moves when the controller restarts)."""
-    revision = dig(app, "status", "sync", "revision")
-    if not (isinstance(revision, str) and revision != anchor and revision in state.repo.commits
-            and anchor in state.repo.commits and state.repo.is_ancestor(revision, anchor)):
-        return None
-    made = state.repo.commits[anchor]["time"]
-    if not commit_unread(made, state.now):
-        return None
-    return {"revision": revision[:7], "sha": anchor[:7], "age": max(0, int(state.now - made)), "window": UNREAD_SECONDS,
-            "reconciled": str(dig(app, "status", "reconciledAt") or "-")}

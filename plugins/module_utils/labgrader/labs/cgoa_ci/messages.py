@@ -423,15 +423,6 @@ MESSAGES = {  # this lab's own; the shared ones are in i18n.py
     "revision_ok": {"en": "Application {name} is Synced and Healthy at {sha} or later",
                     "ja": "Application {name} は {sha} 以降のコミットで Synced かつ Healthy です",
                     "ko": "{name} Application이 {sha} 커밋 이후에서 Synced, Healthy 상태입니다"},
-    "app_not_polled_yet": {"en": "Application {name} still compares commit {revision} of main: {sha} is {age} s old and Argo CD "
-                                 "reads a pushed commit within {window} s without a refresh (last compared: {reconciled}); "
-                                 "still syncing",
-                           "ja": "Application {name} はまだ main のコミット {revision} と比較しています。{sha} は {age} 秒前のコ"
-                                 "ミットで、Argo CD は refresh なしでも {window} 秒以内に push されたコミットを読みます（最後の"
-                                 "比較: {reconciled}）。同期中です",
-                           "ko": "{name} Application은 아직 main의 커밋 {revision} 기준으로 비교하고 있습니다. {sha} 커밋은 "
-                                 "{age}초 전 커밋이고, Argo CD는 refresh 없이도 {window}초 안에 push된 커밋을 읽습니다 (마지막 "
-                                 "비교: {reconciled}). 동기화 중입니다"},
     "revision_behind": {"en": "Application {name} is at {found}, expected Synced / Healthy at {sha} or a later commit",
                         "ja": "Application {name} は {found} です。{sha} 以降のコミットで Synced / Healthy になる必要があります",
                         "ko": "{name} Application의 상태가 {found}입니다. {sha} 커밋 이후에서 Synced / Healthy 상태여야 합니다"},

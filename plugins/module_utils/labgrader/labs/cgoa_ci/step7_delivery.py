@@ -5,7 +5,11 @@ from __future__ import annotations
 import copy
 import re
 
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import self_heal_due, self_heal_pending
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.argocd import (
+    self_heal_due,
+    self_heal_pending,
+    unread_commit,
+)
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks.evidence import (
     blocked,
     evidence_field,
@@ -21,7 +25,6 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
     APPLICATION,
     app_at_revision,
     operation_progress,
-    unread_commit,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.definition import lab
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci.history import (
