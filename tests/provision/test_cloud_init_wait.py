@@ -27,7 +27,8 @@ UBUNTU_CRITICAL = {"status": "error", "extended_status": "error - done", "errors
 def wait(tmp_path: Path, rc: int, answer: dict, finished: bool) -> tuple:
     role = RoleRunner(tmp_path)
     fake = tmp_path / "cloud-init"
-    fake.write_text(f"#!/bin/sh\necho \"$*\" >> {tmp_path / 'cloud-init.args'}\ncat <<'EOF'\n{json.dumps(answer)}\nEOF\nexit {rc}\n")
+    args = tmp_path / "cloud-init.args"
+    fake.write_text(f"#!/bin/sh\necho \"$*\" >> {args}\ncat <<'EOF'\n{json.dumps(answer)}\nEOF\nexit {rc}\n")
     fake.chmod(0o755)
     result_file = tmp_path / "result.json"
     if finished:
