@@ -97,6 +97,7 @@ def test_2_images_go_to_k3s_images_folder_and_missing_ones_are_imported(role: Ro
         "lab_mirror_dir": str(role.tmp / "mirror"),
         "argocd_arch": "amd64",
         "argocd_image_refs": refs,
+        "argocd_lab_images": [],  # the labs' images: tests/provision/test_lab_images.py
         "argocd_ctr": [role.fake("ctr")],
     }
     # containerd already has dex (e.g. imported by k3s from its images folder at start)

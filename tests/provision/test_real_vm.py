@@ -1,0 +1,145 @@
+"""The logic of scripts/real-vm that needs no VM: the image's cache key, QEMU's command line, the
+wall-clock limit, ending processes by pid, and reading ansible-playbook's output."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from provision_helpers import REPO
+
+
+def load_script():
+    loader = importlib.machinery.SourceFileLoader("real_vm", str(REPO / "scripts" / "real-vm"))
+    spec = importlib.util.spec_from_loader("real_vm", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+real_vm = load_script()
+
+
+def test_the_cache_key_follows_everything_the_image_holds() -> None:
+    key = real_vm.cache_key()
+    assert key == real_vm.cache_key(packages=tuple(reversed(real_vm.PACKAGES)))  # order does not matter
+    assert key != real_vm.cache_key(packages=(*real_vm.PACKAGES, "chrony"))
+    assert key != real_vm.cache_key(suite="trixie")
+    assert key != real_vm.cache_key(recipe=real_vm.RECIPE_VERSION + 1)
+    assert key != real_vm.cache_key(sources=real_vm.SOURCES[:1])
+    assert key != real_vm.cache_key(disk_gb=real_vm.DISK_GB + 1)
+
+
+def test_the_image_is_a_minimal_cloud_image_without_ntp_or_python_apt() -> None:
+    assert {"openssh-server", "python3", "linux-image-amd64", "systemd-sysv", "cloud-init"} <= set(real_vm.PACKAGES)
+    assert not {"systemd-timesyncd", "chrony", "ntpsec", "ntp", "python3-apt"} & set(real_vm.PACKAGES)
+
+
+def test_an_image_folder_missing_a_file_is_not_used(tmp_path: Path) -> None:
+    for name in real_vm.IMAGE_FILES:
+        (tmp_path / name).write_text("x")
+    assert real_vm.image_complete(tmp_path)
+    (tmp_path / "initrd.img").unlink()
+    assert not real_vm.image_complete(tmp_path)
+
+
+def test_qemu_runs_tcg_small_and_forwards_ssh_to_loopback_only(tmp_path: Path) -> None:
+    argv = real_vm.qemu_argv(Path("/img"), tmp_path / "state-x", 40022, 4096, 2)
+    joined = " ".join(argv)
+    assert argv[argv.index("-accel") + 1] == "tcg"
+    assert argv[argv.index("-smp") + 1] == "2" and argv[argv.index("-m") + 1] == "4096"
+    assert "hostfwd=tcp:127.0.0.1:40022-:22" in joined
+    assert "lab-realvm-state-x" in joined  # the marker end_pid checks before signalling
+    assert "/img/disk.raw" not in joined  # the cached image is never written: an overlay is
+
+
+def test_a_free_port_is_bindable_on_loopback() -> None:
+    import socket
+
+    port = real_vm.free_loopback_port()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", port))
+
+
+def test_the_deadline_names_the_phase_and_the_setting() -> None:
+    now = [100.0]
+    deadline = real_vm.Deadline(60, clock=lambda: now[0])
+    assert deadline.check("provision 1") == 60
+    now[0] = 161.0
+    with pytest.raises(real_vm.LimitReached, match=r"limit of 60s \(LAB_REALVM_LIMIT\) was reached during provision 2"):
+        deadline.check("provision 2")
+
+
+def test_end_pid_ends_its_own_process_and_spares_another() -> None:
+    ours = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "lab-realvm-test-marker"])
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "someone-else"])
+    try:
+        real_vm.end_pid(other.pid, "lab-realvm-test-marker", grace=1)
+        real_vm.end_pid(ours.pid, "lab-realvm-test-marker", grace=5)
+        assert ours.wait(timeout=10) == -15
+        assert other.poll() is None  # a pid whose command line lacks the marker is never signalled
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_end_pid_kills_what_ignores_term() -> None:
+    code = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print(1, flush=True); time.sleep(60)"
+    stubborn = subprocess.Popen([sys.executable, "-c", code, "lab-realvm-stubborn"], stdout=subprocess.PIPE)
+    stubborn.stdout.readline()  # the handler is in place
+    real_vm.end_pid(stubborn.pid, "lab-realvm-stubborn", grace=1)
+    assert stubborn.wait(timeout=10) == -9
+
+
+OUTPUT = """
+TASK [Packages | install the base tools] ***
+ok: [learner01]
+
+TASK [Kernel | load the missing modules] ***
+changed: [learner01] => (item=overlay)
+changed: [learner01] => (item=br_netfilter)
+
+TASK [Gitd | systemd unit] ***
+changed: [learner01]
+
+PLAY RECAP *********************************************************************
+learner01                  : ok=52   changed=3    unreachable=0    failed=0    skipped=21   rescued=0    ignored=0
+localhost                  : ok=1    changed=0    unreachable=0    failed=0    skipped=0    rescued=0    ignored=0
+"""
+
+
+def test_the_recap_and_the_changed_tasks_are_read() -> None:
+    recap = real_vm.parse_recap(OUTPUT)
+    assert recap["learner01"]["changed"] == 3 and recap["learner01"]["ok"] == 52
+    assert recap["localhost"]["changed"] == 0
+    assert real_vm.changed_tasks(OUTPUT) == ["Kernel | load the missing modules", "Gitd | systemd unit"]
+
+
+def test_the_inventory_reaches_the_vm_as_a_controller_does(tmp_path: Path) -> None:
+    host = real_vm.inventory(tmp_path, Path("/img"), 40022)["all"]["children"]["learners"]["hosts"]["learner01"]
+    assert (host["ansible_host"], host["ansible_port"], host["ansible_user"]) == ("127.0.0.1", 40022, "debian")
+    assert host["ansible_become"] is True and host["lab_artifact_source"] == "mirror"
+    assert f"UserKnownHostsFile={tmp_path / 'known_hosts'}" in host["ansible_ssh_common_args"]
+
+
+def test_the_vm_run_leaves_out_only_what_needs_k3s_or_unreachable_releases() -> None:
+    assert set(real_vm.PROVISION_SKIP_TAGS.split(",")) == {"lab-cluster", "lab-k3s-install", "lab-grader-tools"}
+
+
+def test_idempotence_names_every_unexpected_change_and_allows_the_known_one(tmp_path: Path) -> None:
+    class StubVM:
+        state = tmp_path
+
+    scenario = real_vm.Scenario(StubVM(), real_vm.Deadline(60))
+    scenario.idempotent("provision 2", OUTPUT.replace("changed=3", "changed=0").replace("changed: ", "ok: "))
+    with pytest.raises(SystemExit, match=r"provision 2 changed \['Kernel \| load the missing modules', 'Gitd \| systemd unit'\]"):
+        scenario.idempotent("provision 2", OUTPUT)
+    scenario.idempotent("check", OUTPUT, ("Kernel | load the missing modules", "Gitd | systemd unit"))
+    with pytest.raises(SystemExit, match=r"check changed \['Gitd \| systemd unit'\], wanted no change but Kernel"):
+        scenario.idempotent("check", OUTPUT, ("Kernel | load the missing modules",))
+    with pytest.raises(SystemExit, match="wanted no change"):
+        scenario.idempotent("provision 3", "no recap at all")
