@@ -70,6 +70,8 @@ def test_grader_role_cannot_write(rendered: Path) -> None:
         ("", "pods"),
         ("", "serviceaccounts"),
         ("", "events"),
+        ("", "nodes"),  # capa-drift: a bad commit's nodeSelector matches no node
+        ("autoscaling", "horizontalpodautoscalers"),  # capa-drift step 5
         ("apps", "deployments"),
         ("apps", "statefulsets"),
         ("apps", "replicasets"),
