@@ -264,7 +264,26 @@ def commit_ids(shas) -> dict[str, str]:
     return {sha: sha for sha in shas}
 
 
-def repo_spec(repo, recording: Recording) -> dict | None:
+def untracked_changes(repo, order: list[str], prefixes) -> dict[str, dict[str, Any]]:
+    """{sha: {path: text or None}} for the paths a commit changes (RepoState.changed, when the lab
+    reads them) whose text the grader did not read at that commit, so that each replayed commit
+    changes the same paths: a path's last change takes its text at the head (under the prefixes:
+    absent there means deleted), an earlier change a text naming the commit."""
+    last = {path: sha for sha in order for path in repo.changed.get(sha, ())}
+    under = tuple(prefix.rstrip("/") for prefix in prefixes)
+
+    def at_head(path):
+        if path in repo.tree:
+            return repo.tree[path] if repo.tree[path] is not None else {"bytes_hex": "00"}
+        if any(path == prefix or path.startswith(prefix + "/") for prefix in under):
+            return None
+        return f"# {path}: not read by the grader\n"
+    return {sha: {path: at_head(path) if last[path] == sha else f"# {path} as of {sha[:7]}: not read by the grader\n"
+                  for path in repo.changed.get(sha, ()) if path not in repo.history.get(sha, {})}
+            for sha in order}
+
+
+def repo_spec(repo, recording: Recording, prefixes=()) -> dict | None:
     """The world's `repos.<name>` for a RepoState (None when the grader found no repo there)."""
     name = os.path.basename(repo.path)[:-len(".git")]
     where = f"srv/bare/{name}.git"
@@ -288,13 +307,17 @@ def repo_spec(repo, recording: Recording) -> dict | None:
     if repo.truncated:
         recording.warnings.append(f"{repo.path}: more files under the prefixes than the grader reads")
     ids = commit_ids(repo.commits)
-    commits, trees, previous = [], {}, None
-    for sha in oldest_first(repo):
+    order = oldest_first(repo)
+    changes = untracked_changes(repo, order, prefixes)
+    commits, trees, untracked, previous = [], {}, {}, None
+    for sha in order:
         parents = repo.commits[sha]["parents"]
         if not parents and previous:
             recording.warnings.append(f"{repo.path}: root commit {sha[:7]} replayed as a child of {previous[:7]}")
         linear = not parents or parents == [previous]
-        trees[sha] = {path: text for path, text in repo.history.get(sha, {}).items() if text is not None}
+        untracked[sha] = {**untracked.get(previous if linear else parents[0], {}), **changes[sha]}
+        trees[sha] = {path: text for path, text in untracked[sha].items() if text is not None}
+        trees[sha].update({path: text for path, text in repo.history.get(sha, {}).items() if text is not None})
         if sha == repo.head:  # files under the prefixes: a blob the grader cannot read stays unreadable
             trees[sha].update({path: text if text is not None else {"bytes_hex": "00"}
                                for path, text in repo.tree.items()})
@@ -407,7 +430,7 @@ def record(lab_ids: list[str], kubeconfig: str, site_options: dict, api_timeout:
             if name in repos:
                 raise WorldError(f"labs {' and '.join(lab_ids)} both read the bare repo {name}")
             try:
-                spec = repo_spec(state.repo, recording)
+                spec = repo_spec(state.repo, recording, reads.repo.prefixes)
             except OutOfTime:
                 raise WorldError(f"{lab_id}: the time budget ran out before {state.bare_path} was read") from None
             if spec is not None:

@@ -28,7 +28,8 @@ from tests.grader.conftest import host_collector
 KNOWN_LABS = ", ".join(sorted(LABS))  # as settings.unknown_lab_message lists them
 
 # (world, the labs it is graded for): each lab's golden and classic mistakes, the other shapes
-# of capa-src (nothing done, half done, mid-sync, retrying, garbage files), both labs at once.
+# of capa-src (nothing done, half done, mid-sync, retrying, garbage files), both labs at once;
+# capa-drift's judge the paths each commit changes (RepoState.changed), whatever the grader reads.
 RECORDED = [
     ("capa-src/golden.yaml", ("capa-src",)),
     ("capa-src/classic-mistakes.yaml", ("capa-src",)),
@@ -42,6 +43,9 @@ RECORDED = [
     ("cgoa-ci/golden.yaml", ("cgoa-ci",)),
     ("cgoa-ci/classic-mistakes.yaml", ("cgoa-ci",)),
     ("cgoa-ci/empty.yaml", ("cgoa-ci",)),
+    ("capa-drift/golden.yaml", ("capa-drift",)),
+    ("capa-drift/classic-mistakes.yaml", ("capa-drift",)),
+    ("capa-drift/half-done.yaml", ("capa-drift",)),
     ("demo/both-mistakes.yaml", ("capa-src", "cgoa-ci")),
 ]
 
