@@ -17,6 +17,7 @@ import time
 
 import yaml
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift.solution import (
+    FENCE_NS,
     HEAL,
     HEALTH,
     HPA,
@@ -27,6 +28,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
     ROOT,
     SCALED_REPLICAS,
 )
+from cpharness import wait_until
 from labflow import evidence, read_evidence, replaced
 
 # One reading of the solved VM: the GETs of docs/capa-drift-design.md §1.
@@ -158,6 +160,28 @@ def mutation_project_destination_drift_star(plane, learner):
         destinations=[{"namespace": "drift*", "server": "https://kubernetes.default.svc"}]))
 
 
+@contextlib.contextmanager
+def mutation_project_any_namespace(plane, learner):
+    """Destination namespace `*`: kube-system is admitted, and Argo CD syncs drift-fence-ns there at
+    once (its operation now Succeeded). Undone as an instructor would: the project back, what it put
+    in kube-system deleted, drift-fence-ns deleted and re-created by a sync of
+    drift-root, refused again and never synced."""
+    with applied(plane, learner, "project-drift.yaml", project_change(
+            destinations=[{"namespace": "*", "server": "https://kubernetes.default.svc"}])):
+        synced = wait_app(plane, FENCE_NS, lambda app: app["status"].get("operationState", {}).get("phase")
+                          == "Succeeded", "synced into kube-system")
+        yield
+    for resource in synced["status"].get("resources") or []:
+        plane.kubectl("-n", resource["namespace"], "delete", resource["kind"].lower(), resource["name"], "--ignore-not-found")
+    plane.kubectl("-n", "argocd", "delete", "applications.argoproj.io", FENCE_NS, "--wait=true")
+    app_sync(plane, ROOT)
+
+    def refused_again():
+        app = plane.get("applications.argoproj.io", FENCE_NS, "argocd", missing_ok=True)
+        return app and any(c.get("type") == "InvalidSpecError" for c in app.get("status", {}).get("conditions") or [])
+    wait_until(f"{FENCE_NS} re-created by {ROOT} and refused again", refused_again, 180)
+
+
 def mutation_project_admits_namespaces(plane, learner):
     """Namespaces whitelisted: nothing of the lab creates one now, so Argo CD does nothing new."""
     return applied(plane, learner, "project-drift.yaml", project_change(
@@ -192,10 +216,16 @@ def app_sync(plane, name):
 
 
 @contextlib.contextmanager
-def mutation_degraded_fixed_by_scaling_to_zero(plane, learner):
-    """Step 4 "fixed" with `kubectl scale --replicas=0`. Undone by a sync of drift-health, which
-    applies git's replicas as argocd-controller (the kubectl manager loses the field)."""
-    plane.kubectl("-n", HEALTH, "scale", "deploy/web", "--replicas=0")
+def degraded_fixed_by_scaling(plane, learner, replicas):
+    """Step 4 "fixed" with `kubectl scale`. drift-health is first synced to the bare repository's
+    head, as Argo CD itself does at its next periodic refresh once the head has moved past the
+    app's last sync (later steps' commits): appcontroller.go alreadyAttemptedSync counts a new head
+    revision as not yet attempted, so that automated sync would undo the scale during the grade
+    (observed: 2.3 min after the scale). Undone by a sync of drift-health, which applies git's
+    replicas as argocd-controller (the kubectl manager loses the field)."""
+    app_sync(plane, HEALTH)
+    wait_app(plane, HEALTH, synced_at_head(learner), "synced to the head")
+    plane.kubectl("-n", HEALTH, "scale", "deploy/web", f"--replicas={replicas}")
     wait_app(plane, HEALTH, out_of_sync, "OutOfSync")
     try:
         yield
@@ -204,6 +234,23 @@ def mutation_degraded_fixed_by_scaling_to_zero(plane, learner):
         wait_app(plane, HEALTH, lambda app: app["status"].get("sync", {}).get("status") == "Synced"
                  and app["status"].get("health", {}).get("status") == "Healthy"
                  and app["status"].get("operationState", {}).get("phase") == "Succeeded", "synced back")
+
+
+def synced_at_head(learner):
+    head = learner.git("rev-parse", "origin/main").stdout.strip()
+
+    def synced(app):
+        operation = app["status"].get("operationState", {})
+        return operation.get("phase") == "Succeeded" and operation.get("syncResult", {}).get("revision") == head
+    return synced
+
+
+def mutation_degraded_fixed_by_scaling_to_zero(plane, learner):
+    return degraded_fixed_by_scaling(plane, learner, 0)
+
+
+def mutation_degraded_fixed_by_scaling_to_two(plane, learner):
+    return degraded_fixed_by_scaling(plane, learner, 2)
 
 
 def created_sync(plane):
@@ -254,15 +301,21 @@ def changed_evidence(name, **changes):
 MUTATIONS = {
     # step 1
     "the 3 a.m. scale undone by hand": (mutation_scale_undone_by_hand, {
-        "capa-drift.1.drift-live": "",
-        "capa-drift.1.oneway-evidence": ""}),
+        "capa-drift.1.drift-live": 'Application drift-oneway does not show a drift by hand: expected {"sync": "OutOfSync", '
+                                   '"health": "Healthy", "web": "OutOfSync", "live_replicas": "≠ 2", "git_replicas": 2}, '
+                                   'found {"sync": "Synced", "health": "Healthy", "web": "Synced", "live_replicas": 2, '
+                                   '"git_replicas": 2}',
+        "capa-drift.1.oneway-evidence": 'oneway.json: expected {"sync": "Synced", "live_replicas": 2}, found '
+                                        '{"sync": "OutOfSync", "live_replicas": 5}'}),
     "oneway.json git_replicas copied from live": (changed_evidence("oneway.json", git_replicas=SCALED_REPLICAS), {
         "capa-drift.1.oneway-evidence": 'oneway.json: expected {"git_replicas": 2}, found {"git_replicas": 5}'}),
     'oneway.json live_replicas "5"': (changed_evidence("oneway.json", live_replicas=str(SCALED_REPLICAS)), {
         "capa-drift.1.oneway-evidence": 'oneway.json live_replicas: the JSON type must be integer, found string ("5")'}),
     "oneway.json sync recorded before the scale": (changed_evidence("oneway.json", sync="Synced"), {
         "capa-drift.1.oneway-evidence": 'oneway.json: expected {"sync": "OutOfSync"}, found {"sync": "Synced"}'}),
-    "app-drift-oneway.yaml tracks main": (mutation_oneway_file_tracks_main, {"capa-drift.1.app-file": ""}),
+    "app-drift-oneway.yaml tracks main": (mutation_oneway_file_tracks_main, {
+        "capa-drift.1.app-file": 'app-drift-oneway.yaml: fields differ (field: expected / found): '
+                                 'spec.source.targetRevision: "<SHA: oneway/web.yaml replicas 2>" / "main"'}),
     # step 2
     "selfHeal in syncOptions instead of automated": (mutation_self_heal_in_sync_options, spec_differs(
         2, HEAL, 'spec.syncPolicy.automated: "{}" / null')),
@@ -295,8 +348,13 @@ MUTATIONS = {
         "capa-drift.3.in-between-evidence": 'prune.json: expected {"still_live": true}, found {"still_live": false}'}),
     # step 4
     "Degraded fixed with kubectl scale --replicas=0": (mutation_degraded_fixed_by_scaling_to_zero, {
-        # 4.no-kubectl-fix stays PASS on the plane: kubectl's scale entry (subresource scale, no time) is
-        # not seen by it; reported to the grader (docs/argocd-observations.md, capa-drift (verify) items).
+        # 4.no-kubectl-fix cannot see this one: a scale to 0 leaves no managedFields entry (the scale
+        # subresource's ScaleSpec.replicas is omitempty, so the field set of kubectl's update is empty;
+        # observed on the plane); the app left OutOfSync says it.
+        "capa-drift.4.live-healthy": "Application drift-health is OutOfSync / Healthy, expected Synced / Healthy"}),
+    "Degraded fixed with kubectl scale --replicas=2": (mutation_degraded_fixed_by_scaling_to_two, {
+        "capa-drift.4.no-kubectl-fix": 'web was fixed by hand, not through git: expected {"spec_written_by": null, '
+                                       '"nodeSelector": null}, found {"spec_written_by": ["kubectl"], "nodeSelector": null}',
         "capa-drift.4.live-healthy": "Application drift-health is OutOfSync / Healthy, expected Synced / Healthy"}),
     "health.json recorded Progressing": (changed_evidence("health.json", health="Progressing"), {
         "capa-drift.4.degraded-evidence": f'health.json health "Progressing": recorded before the '
@@ -331,7 +389,8 @@ MUTATIONS = {
     "ignoreDifferences kind: service": (mutation_ignore_rule_kind_lowercase, {
         "capa-drift.6.cleared": 'diff.json fix ignore-differences is not in force: {"ignore-differences": false, '
                                 '"removed-from-git": false, "explicit-in-git": false}',
-        "capa-drift.6.all-synced": ""}),
+        "capa-drift.6.all-synced": 'Application drift-oos: expected {"sync": "Synced", "not_synced": null}, found '
+                                   '{"sync": "OutOfSync", "not_synced": ["Service/web"]}'}),
     'diff.json fix removed-from-git while git says clusterIP ""': (changed_evidence("diff.json", fix="removed-from-git"), {
         "capa-drift.6.cleared": 'diff.json fix removed-from-git is not in force: {"ignore-differences": true, '
                                 '"removed-from-git": false, "explicit-in-git": false}'}),
@@ -344,10 +403,21 @@ MUTATIONS = {
     "drift-root without automated": (mutation_root_without_automated, spec_differs(
         7, ROOT, 'spec.syncPolicy.automated: "{}" / null')),
     # step 8
-    "AppProject whitelists Namespace": (mutation_project_admits_namespaces, {"capa-drift.8.project-kinds": ""}),
+    "AppProject whitelists Namespace": (mutation_project_admits_namespaces, {
+        "capa-drift.8.project-kinds": "AppProject drift, evaluated with Argo CD's rules: expected {\"/Namespace\": false}, "
+                                      'found {"/Namespace": true}'}),
     "AppProject destination drift*": (mutation_project_destination_drift_star, {
         "capa-drift.8.project-destinations": "AppProject drift, evaluated with Argo CD's rules: expected "
                                               '{"driftwood": false}, found {"driftwood": true}'}),
+    "AppProject destination namespace *": (mutation_project_any_namespace, {
+        "capa-drift.8.project-destinations": "AppProject drift, evaluated with Argo CD's rules: expected "
+                                              '{"kube-system": false, "kube-public": false, "default": false, '
+                                              '"argocd": false, "driftwood": false}, found {"kube-system": true, '
+                                              '"kube-public": true, "default": true, "argocd": true, "driftwood": true}',
+        "capa-drift.8.destination-refused": "Application drift-fence-ns is not refused for its destination: expected "
+                                            '{"condition": "do not match any of the allowed destinations in project '
+                                            '\'drift\'", "operation": null}, found {"namespace_permitted": true, '
+                                            '"condition": null, "operation": "Succeeded"}'}),
     "AppProject sourceRepos *": (mutation_project_any_source, {
         "capa-drift.8.project-repos": "AppProject drift, evaluated with Argo CD's rules: expected "
                                       '{"https://github.com/example/other.git": false}, found '
@@ -379,9 +449,6 @@ UNFLIPPED = {
                                         "the heal's time then no longer matches heal.json; " + IRREVERSIBLE,
     "capa-drift.2.live-equals-git": "a hand change to drift-heal is healed within seconds (PENDING while it waits); a "
                                     "lasting one needs selfHeal off, which 2.live-app's mutations already show",
-    "capa-drift.4.no-kubectl-fix": "its mistake, the Degraded rollout fixed with `kubectl scale --replicas=0`, leaves a "
-                                   "managedFields entry with subresource scale and no time, which this check does not "
-                                   "see yet (observed on the plane, reported to the grader); see that mutation",
     "capa-drift.4.bad-synced": REWRITE,
     "capa-drift.4.fix-commit": REWRITE,
     "capa-drift.5.fight-commit": REWRITE,

@@ -1,11 +1,8 @@
 """capa-drift's checks, each passing on the golden world and failing with its exact English
 message on a world or a state changed for it; its catalogue and what its checks say free of
 English sentences in ja and ko (the word tests' own rules); the shared pieces it added
-(AppProject rules, changed paths, self-heal backoff).
-
-Until the plane has recorded capa-drift (fixtures/worlds/capa-drift/recorded.yaml) and its
-mutation table and solution exist, the lab is not in the registry (labs.LABS): the fixture
-`drift_registered` puts it there for this module only (TEMPORARY, removed with registration)."""
+(AppProject rules, changed paths, self-heal backoff). Its worlds grade as they expect in
+tests/grader/test_every_lab.py, as every registered lab's do."""
 
 from __future__ import annotations
 
@@ -15,34 +12,14 @@ import subprocess
 import time
 
 import pytest
-import yaml
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import grade
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS, capa_drift
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import capa_drift
 
 from tests.conftest import WORLDS
 from tests.grader.conftest import collect_host, host_collector
 
 LAB = capa_drift.lab
 LAB_ID = LAB.id
-
-
-@pytest.fixture(scope="module")
-def drift_registered():
-    """TEMPORARY until registration: capa-drift in LABS and its texts in the catalogue."""
-    added = LAB_ID not in LABS
-    if added:
-        LABS[LAB_ID] = LAB
-        i18n.register(LAB)
-    yield LAB
-    if added:
-        del LABS[LAB_ID]
-
-
-def expecting():
-    found = [(path, yaml.safe_load(path.read_text(encoding="utf-8")).get("expect"))
-             for path in sorted((WORLDS / LAB_ID).glob("*.yaml"))]
-    return [(str(path.relative_to(WORLDS)), expect) for path, expect in found if expect is not None]
 
 
 def graded(fake_api, world):
@@ -53,24 +30,12 @@ def graded(fake_api, world):
     return host, checks
 
 
-@pytest.mark.parametrize(("world", "expect"), expecting(), ids=[w for w, _ in expecting()])
-def test_a_world_grades_as_it_expects(drift_registered, fake_api, world, expect):
-    """test_every_lab's harness for capa-drift before it is registered (TEMPORARY)."""
-    host, checks = graded(fake_api, world)
-    if "status" in expect:
-        assert {cid: (c["status"], c["message"]) for cid, c in checks.items()
-                if c["status"] != expect["status"]} == {}
-    messages = expect.get("messages", {})
-    assert set(messages) <= set(checks), set(messages) - set(checks)
-    assert {cid: checks[cid]["message"].replace(str(host), "<host>") for cid in messages} == messages
-
-
 # -------------------------------------------------------------------- each check, on the golden state
 COMMITS = ("layout", "prune-rm", "health-bad", "health-revert", "hpa", "hpa-fix", "svc-a", "svc-b", "project", "fence")
 
 
 @pytest.fixture(scope="module")
-def golden_drift(drift_registered, fake_api):
+def golden_drift(fake_api):
     return collect_host(fake_api.world(f"{LAB_ID}/golden.yaml"), LAB_ID)
 
 
@@ -542,12 +507,12 @@ def test_no_english_sentence_in_the_drift_catalogue():
     assert findings(texts) == []
 
 
-def test_no_english_sentence_in_what_the_drift_checks_say(drift_registered, fake_api):
+def test_no_english_sentence_in_what_the_drift_checks_say(fake_api):
     from tests.grader.test_words import checked_texts, findings
     graded_checks = []
-    for world, _ in [(path.name, None) for path in sorted((WORLDS / LAB_ID).glob("*.yaml"))]:
-        state = collect_host(fake_api.world(f"{LAB_ID}/{world}"), LAB_ID)
-        graded_checks += [(world, check) for check in LAB.judge(state, "en")]
+    for path in sorted((WORLDS / LAB_ID).glob("*.yaml")):
+        state = collect_host(fake_api.world(f"{LAB_ID}/{path.name}"), LAB_ID)
+        graded_checks += [(path.name, check) for check in LAB.judge(state, "en")]
     assert findings(checked_texts(graded_checks)) == []
 
 
@@ -584,7 +549,7 @@ def test_odd_manifests_in_git_are_judged_not_a_grader_error(state):
     assert checks[f"{LAB_ID}.6.cleared"]["message_key"] == "oos_fix_missing"
 
 
-def test_grading_reads_only_with_14_gets(drift_registered, fake_api):
+def test_grading_reads_only_with_14_gets(fake_api):
     """One reading of a solved learner: the 14 GET requests of reads.py, nothing written."""
     host, _ = graded(fake_api, f"{LAB_ID}/golden.yaml")
     requests = [json.loads(line) for line in (host / "requests.log").read_text().splitlines()]

@@ -69,7 +69,10 @@ def test_whole_class_grades_everyone_and_exits_2_for_hosts_in_error(demo_class, 
     golden = [r for r in grades["records"] if r["host"] == "learner01"]  # enrolled in both labs, both done
     total = len(LABS["capa-src"].checks) + len(LABS["cgoa-ci"].checks)
     assert len(golden) == total and {r["status"] for r in golden} == {"PASS"}
-    assert f"learner01  ✓✓✓✓✓✓✓✓  ✓✓✓✓✓✓✓✓  {total}/{total}" in result.stdout
+    assert f"learner01  ✓✓✓✓✓✓✓✓  ✓✓✓✓✓✓✓✓  ∙∙∙∙∙∙∙∙    {total}/{total}" in result.stdout
+    # The demo's third lab: learner02 is half way through capa-src and capa-drift.
+    half = len(LABS["capa-src"].checks) + len(LABS["capa-drift"].checks)
+    assert f"learner02  ✓✓✓✓✗✗✗✗  ∙∙∙∙∙∙∙∙  ✓✓✓✓✗✗✗✗    55/{half}" in result.stdout
     assert ("Could not grade 2 of 8 hosts: learner07 (environment unhealthy), learner08 (unreachable). "
             "The other 6 were graded; see " in result.stdout)
     said = [line for line in result.stdout.splitlines() if line.startswith("fatal:") and "Could not grade" in line]

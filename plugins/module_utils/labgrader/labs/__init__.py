@@ -7,9 +7,7 @@ is listed in solutions/registry.py, which nothing here imports (a learner's VM m
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import capa_drift, capa_src, cgoa_ci
 
-LABS = {module.lab.id: module.lab for module in (capa_src, cgoa_ci)}
+LABS = {module.lab.id: module.lab for module in (capa_src, cgoa_ci, capa_drift)}
 
-# TEMPORARY (issue 21): capa-drift's texts join the catalogue before the lab joins LABS, which waits
-# for its plane recording (fixtures/worlds/capa-drift/recorded.yaml), mutation table and solution.
-for _lab in (*LABS.values(), capa_drift.lab):
+for _lab in LABS.values():
     i18n.register(_lab)

@@ -7,7 +7,8 @@ instructor's playbooks/solve.yml) imports this registry; tests/grader/test_solut
 that nothing a learner's VM receives reaches it, and that every lab of LABS has its solution here.
 """
 
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_drift import solution as capa_drift
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_src import solution as capa_src
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci import solution as cgoa_ci
 
-SOLUTIONS = {"capa-src": capa_src.STEPS, "cgoa-ci": cgoa_ci.STEPS}  # lab id -> one function per step
+SOLUTIONS = {"capa-src": capa_src.STEPS, "cgoa-ci": cgoa_ci.STEPS, "capa-drift": capa_drift.STEPS}  # lab id -> one function per step
