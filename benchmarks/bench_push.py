@@ -29,6 +29,7 @@ from pathlib import Path
 from benchmarks import bench_class  # puts the grader's collection on sys.path (imported below)
 
 CLIENTS = 16  # pushes in flight at once: VMs on timers, a minute apart, rarely more
+PUSH_ATTEMPTS = 5  # a loaded machine can time a push out; the collector still counts each one once
 
 
 def real_results(work):
@@ -109,9 +110,15 @@ def main(argv=None):
         url = f"http://127.0.0.1:{collector.stdout.readline().strip()}"
         load_before = bench_class.loadavg()
         started = time.monotonic()
+        def push_until_answered(i):  # as a VM's timer would: again when the collector was not reached
+            for _attempt in range(PUSH_ATTEMPTS):
+                answer = push.push_result(url, hosts[i], tokens[hosts[i]], results[i % len(results)])
+                if answer[0]:
+                    break
+            return answer
+
         with concurrent.futures.ThreadPoolExecutor(CLIENTS) as pool:
-            answers = list(pool.map(lambda i: push.push_result(url, hosts[i], tokens[hosts[i]],
-                                                               results[i % len(results)]), range(args.n)))
+            answers = list(pool.map(push_until_answered, range(args.n)))
         pushed_in = time.monotonic() - started
         measured = json.loads(collector.stdout.readline())
         collector.wait(60)
@@ -119,7 +126,7 @@ def main(argv=None):
         print(f"bench-push: {args.n} learners, labs {', '.join(labs)}, {len(results)} distinct results of "
               f"{min(sizes) // 1024}-{max(sizes) // 1024} KiB, {CLIENTS} clients; load {load_before} -> "
               f"{bench_class.loadavg()}")
-        print(f"  pushes: {pushed_in:.1f} s wall, {len(refused)} refused {refused[:1]}")
+        print(f"  pushes: {pushed_in:.1f} s wall, {len(refused)} not accepted {refused[:1]}")
         print(f"  collector CPU: {measured['push_cpu']:.2f} s = {1000 * measured['push_cpu'] / args.n:.1f} ms "
               f"per learner (HTTP, token, schema, registry validation, normalise, scrub)")
         print(f"  class report after the last push: {measured['report_wall']:.2f} s wall, "
