@@ -7,11 +7,13 @@ from __future__ import annotations
 from ansible.plugins.action import ActionBase
 from ansible_collections.gitops_lab.grader.plugins.filter.grading import grade_records
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.run import (
+    ONE_ENROLMENT,
     ONE_SOURCE,
     ReportFailed,
     argument_spec,
     class_report,
 )
+from ansible_collections.gitops_lab.grader.plugins.plugin_utils.grading_run import class_records, run_hosts
 
 
 class ActionModule(ActionBase):
@@ -20,9 +22,18 @@ class ActionModule(ActionBase):
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
-        _, params = self.validate_argument_spec(argument_spec=argument_spec(), mutually_exclusive=ONE_SOURCE,
-                                                required_one_of=ONE_SOURCE)
-        if params["registered"]:
+        _, params = self.validate_argument_spec(argument_spec=argument_spec(),
+                                                mutually_exclusive=ONE_SOURCE + ONE_ENROLMENT,
+                                                required_one_of=ONE_SOURCE + ONE_ENROLMENT,
+                                                required_by={"group": "registered"})
+        if params["group"] is not None:
+            # grade.yml: the run's hosts, the class and each host's result and enrolled labs from the
+            # inventory, each host's variables once (Jinja's select('in') was N^2, docs/performance.md).
+            params["hosts"] = run_hosts(params["group"], params["limit"], self._loader, task_vars)
+            params["class_hosts"] = run_hosts(params["group"], None, self._loader, task_vars)
+            params["records"], params["enrolled"] = class_records(task_vars["hostvars"], params["hosts"],
+                                                                  params["registered"])
+        elif params["registered"]:
             # Each graded host's registered lab_grade result, read here (hostvars), not passed in.
             params["records"] = grade_records(task_vars["hostvars"], params["hosts"], params["registered"])
         try:

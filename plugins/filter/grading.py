@@ -32,29 +32,33 @@ def grade_record(result, host, lang="en"):
     return record
 
 
+def host_settings(variables, default_labs=DEFAULT_LABS):
+    """One host's {"labs": lab_enrolled, "lang": lab_lang}, from its variables."""
+    return {"labs": variables.get("lab_enrolled", list(default_labs)), "lang": variables.get("lab_lang", "en")}
+
+
 def grade_settings(hostvars, hosts, default_labs=DEFAULT_LABS):
     """{host: {"labs": lab_enrolled, "lang": lab_lang}} of the run's hosts, for lab_settings."""
-    settings = {}
-    for host in hosts:
-        variables = hostvars[host]
-        settings[host] = {"labs": variables.get("lab_enrolled", list(default_labs)),
-                          "lang": variables.get("lab_lang", "en")}
-    return settings
+    return {host: host_settings(hostvars[host], default_labs) for host in hosts}
+
+
+def host_record(variables, host, registered="grade_result"):
+    """The record of `host` from its variables, or None when it registered no `registered` result
+    (it never ran the grading task)."""
+    if registered not in variables:
+        return None
+    record = grade_record(variables[registered], host, variables.get("lab_lang", "en"))
+    if variables.get("lab_learner_id") is not None:  # the gradebook's id or e-mail (grades.csv)
+        record["learner_id"] = str(variables["lab_learner_id"])
+    return record
 
 
 def grade_records(hostvars, hosts, registered="grade_result"):
     """The record of every host of `hosts` that registered its lab_grade result as `registered`
     (grade.yml): one call for the class instead of a set_fact task per host, which cost the
     controller a worker and a template of the whole result per learner (docs/performance.md)."""
-    records = []
-    for host in hosts:
-        variables = hostvars[host]
-        if registered in variables:
-            record = grade_record(variables[registered], host, variables.get("lab_lang", "en"))
-            if variables.get("lab_learner_id") is not None:  # the gradebook's id or e-mail (grades.csv)
-                record["learner_id"] = str(variables["lab_learner_id"])
-            records.append(record)
-    return records
+    records = (host_record(hostvars[host], host, registered) for host in hosts)
+    return [record for record in records if record is not None]
 
 
 class FilterModule:

@@ -53,8 +53,19 @@ options:
         (C(lab_enrolled)).
       - Each record is checked against its host's labs; a graded record of a host not in this
         mapping is rejected.
+      - Required, unless O(group) is given (one of the two).
     type: dict
-    required: true
+  group:
+    description:
+      - "The inventory group (or pattern) being graded. The action plugin then reads the run from the
+        inventory instead of O(hosts), O(class_hosts) and O(enrolled): the hosts of O(group) that
+        O(limit) keeps, the whole group as the class, and each host's registered result (O(registered),
+        required with it) and enrolled labs, each host's variables once (C(grade.yml); docs/performance.md)."
+      - The module run on its own fails with it.
+    type: str
+  limit:
+    description: With O(group), the pattern of C(--limit) (C(ansible_limit)); omitted, every host of O(group).
+    type: str
   hosts:
     description:
       - The hosts that were meant to be graded, usually C(ansible_play_hosts_all).
@@ -231,6 +242,7 @@ import datetime
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.run import (
+    ONE_ENROLMENT,
     ONE_SOURCE,
     ReportFailed,
     argument_spec,
@@ -240,8 +252,9 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report
 
 
 def main():
-    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True, required_one_of=ONE_SOURCE,
-                           mutually_exclusive=ONE_SOURCE)
+    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True,
+                           required_one_of=ONE_SOURCE + ONE_ENROLMENT, mutually_exclusive=ONE_SOURCE + ONE_ENROLMENT,
+                           required_by={"group": "registered"})
     if module.params["registered"]:
         module.fail_json(msg="registered: the hosts' results are read by the grade_report action plugin, on the "
                              "controller; this module alone takes records")

@@ -96,6 +96,20 @@ def run_problems(run):
     return problems
 
 
+def argument_spec():
+    """lab_settings' options (the module and its action plugin, which reads the inventory when
+    `hosts` is not given)."""
+    return {
+        "hosts": {"type": "dict"},
+        "sites": {"type": "dict", "default": {}},
+        "run": {"type": "dict", "default": {}},
+        "addresses": {"type": "dict", "default": {}},
+        "report_lang": {"type": "str", "default": "en"},
+        "group": {"type": "str", "default": "learners"},
+        "limit": {"type": "str"},
+    }
+
+
 def settings_problems(hosts, report_lang, group, sites=None, run=None, addresses=None):
     """Every problem of the run's settings, one line each; [] when grading can start.
     `hosts`: {host: {"labs": lab_enrolled, "lang": lab_lang}}; `sites`: {host: {site option:

@@ -21,7 +21,10 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report
     keep_last_grades,
     plan_run,
 )
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.normalize import normalize_records
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.normalize import (
+    normalize_records,
+    with_every_host,
+)
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import (
     UTC,
     ReportView,
@@ -40,8 +43,12 @@ def shown(value):
 
 
 def build_report(records, hosts=None, lang="en", now=None, report_dir="", ascii_only=False, title="",
-                 class_hosts=None, previous=None, enrolled=None):
+                 class_hosts=None, previous=None, enrolled=None, normalized=False):
     """All report contents for one run, as strings and summaries (nothing is written).
+
+    `normalized`: `records` were each validated, normalised and shown already, as they arrived
+    (shown(normalize_records(...)) of one host: the push collector); only the hosts without one
+    are added here.
 
     `report_dir`: where the files will be written; "" in check mode (the matrix says so).
     `enrolled`: {host: [lab id, ...]} to check each result against (normalize_records).
@@ -50,7 +57,8 @@ def build_report(records, hosts=None, lang="en", now=None, report_dir="", ascii_
     """
     now = now or datetime.datetime.now(UTC)
     generated_at = iso_utc(now)
-    graded = shown(normalize_records(records, hosts, enrolled))
+    graded = (with_every_host(records, [str(h) for h in hosts or []]) if normalized
+              else shown(normalize_records(records, hosts, enrolled)))
     previous = shown(previous)  # written by an earlier version, maybe before shown() existed
     for host in graded:
         host["graded_at"] = generated_at

@@ -250,9 +250,17 @@ def normalize_records(records, hosts=None, enrolled=None):
         else:
             seen[name] = 1
         out.append(record)
+    return with_every_host(out, hosts)
+
+
+def with_every_host(records, hosts):
+    """`records` (normalised) with an ERROR row for each host of `hosts` that has none, sorted by
+    host name (naturally)."""
+    seen = {record["host"] for record in records}
+    out = list(records)
     for name in hosts:
         if name not in seen:
-            seen[name] = 1
+            seen.add(name)
             out.append({**host_error(
                 name, "grader",
                 "the host produced no grading record (unreachable, or grading stopped early)"), "learner_id": ""})

@@ -31,13 +31,17 @@ class ReportFailed(Exception):
 
 # Records are given, or read from what each host registered (the action plugin; grade.yml).
 ONE_SOURCE = [("records", "registered")]
+# The enrolled labs are given, or read with the run's hosts from the inventory (the action plugin).
+ONE_ENROLMENT = [("enrolled", "group")]
 
 
 def argument_spec():
     return {
         "records": {"type": "raw"},
         "registered": {"type": "str"},
-        "enrolled": {"type": "dict", "required": True},
+        "enrolled": {"type": "dict"},
+        "group": {"type": "str"},
+        "limit": {"type": "str"},
         "hosts": {"type": "list", "elements": "str", "default": []},
         "class_hosts": {"type": "list", "elements": "str", "default": []},
         "output_dir": {"type": "path", "required": True},

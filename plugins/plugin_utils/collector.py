@@ -1,0 +1,178 @@
+"""The instructor's collector for pushed results (the push design of docs/performance.md): each
+learner VM grades itself and POSTs its result (module_utils/labgrader/push.py); the collector
+validates it as it arrives and keeps the host's record, normalised and made safe to show, ready
+for the class report. No SSH session, no Ansible task, no worker fork per learner.
+
+A push is untrusted input, the VM's word as much as lab_grade's result is (docs/sandbox.md):
+
+- one token per VM, issued by the instructor (provisioning puts it on the VM); the collector
+  keeps only its SHA-256 and compares in constant time. A token speaks for its own host only: the
+  URL's host, the envelope's host and the result's host must all be the token's;
+- bounded: the body's declared length is checked before a byte is read (MAX_PUSH_BYTES), the
+  socket times out (a slow client holds a thread for READ_TIMEOUT at most) and at most
+  MAX_CONCURRENT pushes are read at once (the rest are told 503, retry);
+- the envelope's schema (push.SCHEMA, exactly its three keys, a result in lab_grade's states);
+- the result itself exactly as the class report validates a pulled one (report/normalize.py,
+  report/validate.py): only the labs the inventory enrolls the host in, each with the steps and
+  checks the controller's registry declares, values no larger than the grader returns. A result
+  that is not is kept as the host's ERROR "result rejected: ..." (as the pulled report does) and
+  the VM is told why (422)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import http.server
+import json
+import secrets
+import ssl
+import threading
+import urllib.parse
+
+from ansible_collections.gitops_lab.grader.plugins.filter.grading import grade_record
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.push import MAX_PUSH_BYTES, SCHEMA
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.build import shown
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.normalize import normalize_records
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.settings import enrolled as enrolled_labs
+
+PATH_PREFIX = "/v1/results/"
+READ_TIMEOUT = 10  # seconds a client may take to send its request
+MAX_CONCURRENT = 64  # pushes read at once; 1,000 VMs on timers spread over a minute need far fewer
+RESULT_STATES = ("graded", "error")
+
+
+def issue_tokens(hosts):
+    """{host: a new random token} (256 bits each): what provisioning writes on each VM."""
+    return {host: secrets.token_urlsafe(32) for host in hosts}
+
+
+def token_digest(token):
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class Collector:
+    """The class's pushed results. `hosts`: {host: {"labs": lab_enrolled, "lang": lab_lang}} (the
+    grade_settings filter's shape, from the inventory); `digests`: {host: token_digest(token)}."""
+
+    def __init__(self, hosts, digests):
+        self.hosts = {host: {"labs": enrolled_labs(settings["labs"]), "lang": settings.get("lang", "en")}
+                      for host, settings in hosts.items()}
+        self.digests = dict(digests)
+        self.records = {}  # host -> its newest record, normalised and shown (report/build.py)
+        self.lock = threading.Lock()
+
+    def authorised_host(self, host, authorization):
+        """(HTTP status, message): 0 when `authorization` is the Bearer token of `host`."""
+        if host not in self.hosts or host not in self.digests:
+            return 404, f"no host {host!r} in this class"
+        scheme, _, token = (authorization or "").partition(" ")
+        if scheme != "Bearer" or not token:
+            return 401, "a push needs its VM's token (Authorization: Bearer <token>)"
+        if not hmac.compare_digest(token_digest(token), self.digests[host]):
+            return 403, f"this token is not {host}'s: a result speaks only for its own host"
+        return 0, ""
+
+    def accept(self, host, authorization, body):
+        """Validate one push for `host` and keep its record. Returns (HTTP status, message)."""
+        status, message = self.authorised_host(host, authorization)
+        if status:
+            return status, message
+        if len(body) > MAX_PUSH_BYTES:
+            return 413, f"a push is at most {MAX_PUSH_BYTES} bytes"
+        try:
+            pushed = json.loads(body.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            return 400, f"the push is not UTF-8 JSON: {exc}"
+        problem = envelope_problem(pushed, host)
+        if problem:
+            return (403 if "speaks only" in problem else 400), problem
+        settings = self.hosts[host]
+        raw = grade_record(pushed["result"], host, settings["lang"])
+        record = shown(normalize_records([raw], [host], {host: settings["labs"]}))[0]
+        with self.lock:
+            self.records[host] = record
+        error = record.get("error") or {}
+        if record["state"] == "error" and error.get("message", "").startswith("result rejected: "):
+            return 422, error["message"]
+        return 202, f"{host}: {record['state']}"
+
+    def class_records(self):
+        """The records pushed so far, in no particular order (the report sorts them)."""
+        with self.lock:
+            return list(self.records.values())
+
+
+def envelope_problem(pushed, host):
+    """Why `pushed` is not a push.SCHEMA envelope for `host`, or None."""
+    if not isinstance(pushed, dict) or set(pushed) != {"schema", "host", "result"}:
+        return "the push is not an object with exactly schema, host and result"
+    if pushed["schema"] != SCHEMA:
+        return f"schema {str(pushed['schema'])[:60]!r} is not {SCHEMA}"
+    result = pushed["result"]
+    if pushed["host"] != host or (isinstance(result, dict) and result.get("host", host) != host):
+        return f"the push names another host than {host}: a result speaks only for its own host"
+    if not isinstance(result, dict) or result.get("state") not in RESULT_STATES:
+        return f"the result is not lab_grade's: an object whose state is one of {', '.join(RESULT_STATES)}"
+    return None
+
+
+class PushHandler(http.server.BaseHTTPRequestHandler):
+    """POST /v1/results/<host>; anything else is 404/405. The body is read only once the
+    declared length is known to be within bounds."""
+
+    timeout = READ_TIMEOUT
+    server_version = "lab-collector"
+
+    def log_message(self, format, *args):
+        pass  # one line per VM per push is noise at 1,000 VMs; the answer goes to the VM
+
+    def answer(self, status, message):
+        body = (message + "\n").encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(body)
+        self.close_connection = True
+
+    def do_POST(self):
+        if not self.path.startswith(PATH_PREFIX):
+            return self.answer(404, "push to /v1/results/<host>")
+        host = urllib.parse.unquote(self.path[len(PATH_PREFIX):])
+        length = self.headers.get("Content-Length", "")
+        if not length.isdigit():
+            return self.answer(411, "a push declares its Content-Length")
+        if int(length) > MAX_PUSH_BYTES:
+            return self.answer(413, f"a push is at most {MAX_PUSH_BYTES} bytes")
+        if not self.server.slots.acquire(blocking=False):
+            return self.answer(503, "the collector is busy: push again in a few seconds")
+        try:
+            # Checked before the body is read: a stranger cannot make the collector read 512 KiB.
+            status, message = self.server.collector.authorised_host(host, self.headers.get("Authorization"))
+            if status:
+                return self.answer(status, message)
+            body = self.rfile.read(int(length))
+            self.answer(*self.server.collector.accept(host, self.headers.get("Authorization"), body))
+        finally:
+            self.server.slots.release()
+
+    def do_GET(self):
+        self.answer(405, "the collector only takes pushes (POST)")
+
+    do_PUT = do_DELETE = do_GET
+
+
+class CollectorServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address, collector, tls=None):
+        """`address`: (host, port), port 0 for any free one; `tls`: (certfile, keyfile) for HTTPS."""
+        super().__init__(address, PushHandler)
+        self.collector = collector
+        self.slots = threading.BoundedSemaphore(MAX_CONCURRENT)
+        if tls:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            # The handshake happens in the handler's thread, under its timeout, not in accept().
+            self.socket = context.wrap_socket(self.socket, server_side=True, do_handshake_on_connect=False)

@@ -1,0 +1,71 @@
+"""What the controller's grading tasks (lab_settings and grade_report, action plugins) read from the
+inventory: the hosts of a run and each host's settings, in Python, each host's variables once.
+
+Jinja did this before and it grew faster than the class: `select('in', list)` over Ansible's lazy
+lists is a scan per host (N^2 element accesses, most of the settings check's 169 s at N = 1,000),
+and each of the task's arguments templated `hostvars[host]` again (docs/performance.md)."""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleError
+from ansible.inventory.manager import InventoryManager
+from ansible_collections.gitops_lab.grader.plugins.filter.grading import host_record, host_settings
+from ansible_collections.gitops_lab.grader.plugins.filter.lab_options import lab_options
+
+# The run-wide variables lab_settings checks, and the value each has when no inventory sets it
+# (grade.yml's defaults).
+RUN_DEFAULTS = {"grade_settle_timeout": 30, "grade_poll_interval": 5, "grade_task_timeout": 300,
+                "grade_strict": False, "grade_allow_host_errors": False}
+
+
+def run_hosts(group, limit, loader, task_vars):
+    """The hosts of `group` (a pattern) that `limit` (-l; None: no limit) keeps, in the inventory's
+    order: what query('ansible.builtin.inventory_hostnames', ...) gives, from one inventory."""
+    inventory = InventoryManager(loader, parse=False)  # as the inventory_hostnames lookup builds it
+    for name, hosts in task_vars["groups"].items():
+        inventory.add_group(name)
+        for host in hosts:
+            inventory.add_host(host, group=name)
+
+    def names(pattern):
+        try:
+            return [host.name for host in inventory.get_hosts(pattern=pattern)]
+        except AnsibleError:  # a pattern that names nothing known (the lookup's answer too)
+            return []
+
+    hosts = names(group)
+    if limit is None:
+        return hosts
+    kept = set(names(limit))
+    return [host for host in hosts if host in kept]
+
+
+def class_settings(hostvars, hosts):
+    """lab_settings' options for the run's `hosts`, each host's variables read once: hosts ({host:
+    {labs, lang}}), sites ({host: {site option: value}}), addresses ({host: ansible_host or None}),
+    run (the run-wide grade_* variables as the learners' plays see them: the first host's, which
+    group_vars/learners or -e set) and report_lang."""
+    settings = {"hosts": {}, "sites": {}, "addresses": {}, "run": {}, "report_lang": "en"}
+    for index, host in enumerate(hosts):
+        variables = hostvars[host]
+        settings["hosts"][host] = host_settings(variables)
+        settings["sites"][host] = lab_options(variables, "site")
+        settings["addresses"][host] = variables.get("ansible_host")
+        if index == 0:
+            settings["run"] = {name: variables.get(name, default) for name, default in RUN_DEFAULTS.items()}
+            settings["report_lang"] = variables.get("grade_report_lang", "en")
+    return settings
+
+
+def class_records(hostvars, hosts, registered):
+    """(records, enrolled) of the run's `hosts` for grade_report, each host's variables read once:
+    the record of each host that registered its lab_grade result as `registered` (grade_records),
+    and {host: {labs, lang}} (grade_settings)."""
+    records, enrolled = [], {}
+    for host in hosts:
+        variables = hostvars[host]
+        enrolled[host] = host_settings(variables)
+        record = host_record(variables, host, registered)
+        if record is not None:
+            records.append(record)
+    return records, enrolled

@@ -1,0 +1,176 @@
+"""The push design's collector (plugins/plugin_utils/collector.py) and client
+(module_utils/labgrader/push.py): a pushed result is untrusted input, held to its VM's token, its
+own host, the size and schema bounds, and the registry's labs, steps and checks as a pulled one."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+
+import pytest
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import push
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report import build
+from ansible_collections.gitops_lab.grader.plugins.plugin_utils.collector import (
+    Collector,
+    CollectorServer,
+    issue_tokens,
+    token_digest,
+)
+from report_sample import NOW, registry_result
+
+HOSTS = {"learner01": {"labs": ["capa-src", "cgoa-ci"], "lang": "en"},
+         "learner02": {"labs": "capa-src", "lang": "ja"}}  # lab_enrolled as -e gives it
+ENROLLED = {"learner01": ["capa-src", "cgoa-ci"], "learner02": ["capa-src"]}
+
+
+def graded(labs=("capa-src", "cgoa-ci"), lang="en", fail=None):
+    """A lab_grade result (runner.grade_host) for `labs`; `fail`: a check id that FAILs."""
+    return {"state": "graded", "error": None, "health": {"healthy": True},
+            "labs": {lab: registry_result(LABS[lab], lang, {fail: "FAIL"} if fail else None) for lab in labs}}
+
+
+@pytest.fixture
+def class_collector():
+    tokens = issue_tokens(HOSTS)
+    return Collector(HOSTS, {host: token_digest(token) for host, token in tokens.items()}), tokens
+
+
+def pushed(collector, tokens, host, result, token_of=None, envelope_host=None):
+    body = push.envelope(envelope_host or host, result)
+    return collector.accept(host, f"Bearer {tokens[token_of or host]}", body)
+
+
+def test_a_good_push_is_kept_as_the_record_the_pulled_report_makes(class_collector):
+    collector, tokens = class_collector
+    result = graded(fail=LABS["capa-src"].checks[1].id)
+    assert pushed(collector, tokens, "learner01", result) == (202, "learner01: graded")
+    assert pushed(collector, tokens, "learner02", graded(["capa-src"], "ja")) == (202, "learner02: graded")
+    from_push = build.build_report(collector.class_records(), hosts=list(HOSTS), now=NOW, report_dir="/r/x",
+                                   normalized=True)
+    pulled = [{"host": "learner01", "lang": "en", "state": "graded", "error": None, "labs": result["labs"]},
+              {"host": "learner02", "lang": "ja", "state": "graded", "error": None,
+               "labs": graded(["capa-src"], "ja")["labs"]}]
+    from_pull = build.build_report(pulled, hosts=list(HOSTS), now=NOW, report_dir="/r/x",
+                                   enrolled=ENROLLED)
+    assert from_push["contents"] == from_pull["contents"]
+    assert from_push["counts"]["hosts_graded"] == 2
+
+
+def test_a_token_speaks_only_for_its_own_host(class_collector):
+    collector, tokens = class_collector
+    assert pushed(collector, tokens, "learner01", graded(), token_of="learner02") == (
+        403, "this token is not learner01's: a result speaks only for its own host")
+    assert pushed(collector, tokens, "learner02", graded(["capa-src"]), envelope_host="learner01") == (
+        403, "the push names another host than learner02: a result speaks only for its own host")
+    assert pushed(collector, tokens, "learner02", {**graded(["capa-src"]), "host": "learner01"}) == (
+        403, "the push names another host than learner02: a result speaks only for its own host")
+    assert collector.accept("learner01", None, b"{}") == (
+        401, "a push needs its VM's token (Authorization: Bearer <token>)")
+    assert collector.accept("learner09", f"Bearer {tokens['learner01']}", b"{}") == (
+        404, "no host 'learner09' in this class")
+    assert collector.class_records() == []
+
+
+def test_a_result_only_speaks_for_its_own_labs_and_the_registrys_checks(class_collector):
+    """Another lab, or a check the registry does not declare: the host is ERROR "result rejected"."""
+    collector, tokens = class_collector
+    status, message = pushed(collector, tokens, "learner02", graded(["capa-src", "cgoa-ci"]))
+    assert (status, message) == (422, "result rejected: lab cgoa-ci is not enrolled on this host")
+    forged = graded(["capa-src"])
+    forged["labs"]["capa-src"]["steps"][0]["checks"][0]["check"] = "capa-src.1.made-up"
+    status, message = pushed(collector, tokens, "learner02", forged)
+    assert status == 422 and message.startswith("result rejected: ")
+    [record] = collector.class_records()
+    assert record["state"] == "error" and record["error"]["message"] == message
+
+
+@pytest.mark.parametrize(("body", "status", "message"), [
+    (b"\xff\xfe", 400, "the push is not UTF-8 JSON: "),
+    (b"[1, 2]", 400, "the push is not an object with exactly schema, host and result"),
+    (json.dumps({"schema": "lab-push/v0", "host": "learner01", "result": {}}).encode(), 400,
+     "schema 'lab-push/v0' is not lab-push/v1"),
+    (json.dumps({"schema": "lab-push/v1", "host": "learner01", "result": {"state": "solved"}}).encode(), 400,
+     "the result is not lab_grade's: an object whose state is one of graded, error"),
+    (json.dumps({"schema": "lab-push/v1", "host": "learner01", "result": {}, "extra": 1}).encode(), 400,
+     "the push is not an object with exactly schema, host and result"),
+    (b" " * (push.MAX_PUSH_BYTES + 1), 413, f"a push is at most {push.MAX_PUSH_BYTES} bytes"),
+])
+def test_a_push_that_is_not_the_schema_or_too_large_is_refused(class_collector, body, status, message):
+    collector, tokens = class_collector
+    answer = collector.accept("learner01", f"Bearer {tokens['learner01']}", body)
+    assert answer[0] == status and answer[1].startswith(message), answer
+    assert collector.class_records() == []
+
+
+def test_a_host_in_error_is_kept_with_its_reason(class_collector):
+    collector, tokens = class_collector
+    error = {"state": "error", "error": {"kind": "health", "message": "api_server: unreachable"}, "labs": {}}
+    assert pushed(collector, tokens, "learner01", error) == (202, "learner01: error")
+    [record] = collector.class_records()
+    assert record["error"]["kind"] == "health" and record["error"]["message"] == "api_server: unreachable"
+
+
+@pytest.fixture
+def server(class_collector):
+    collector, tokens = class_collector
+    httpd = CollectorServer(("127.0.0.1", 0), collector)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", collector, tokens, httpd
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_the_client_pushes_over_http_and_hears_the_collectors_answer(server):
+    url, collector, tokens, _ = server
+    assert push.push_result(url, "learner01", tokens["learner01"], graded()) == (202, "learner01: graded\n")
+    assert push.push_result(url, "learner01", tokens["learner02"], graded()) == (
+        403, "this token is not learner01's: a result speaks only for its own host\n")
+    assert len(collector.class_records()) == 1
+    status, message = push.push_result("http://127.0.0.1:1", "learner01", tokens["learner01"], graded())
+    assert status == 0 and message.startswith("collector http://127.0.0.1:1 not reached: ")
+
+
+def test_the_client_does_not_send_what_the_collector_would_refuse(server):
+    url, _, tokens, _ = server
+    huge = {**graded(), "padding": "x" * push.MAX_PUSH_BYTES}
+    status, message = push.push_result(url, "learner01", tokens["learner01"], huge)
+    assert status == 413 and message.endswith(f"more than {push.MAX_PUSH_BYTES}: not sent")
+
+
+def raw_request(httpd, method, path, headers, body=b""):
+    connection = http.client.HTTPConnection(*httpd.server_address, timeout=10)
+    connection.request(method, path, body=body, headers=headers)
+    response = connection.getresponse()
+    answer = (response.status, response.read().decode())
+    connection.close()
+    return answer
+
+
+def test_the_server_checks_the_declared_length_and_the_token_before_reading_the_body(server):
+    """A stranger's 512 KiB is never read: the length and the token are checked on the headers."""
+    _, collector, tokens, httpd = server
+    too_long = {"Content-Length": str(push.MAX_PUSH_BYTES + 1), "Authorization": f"Bearer {tokens['learner01']}"}
+    assert raw_request(httpd, "POST", "/v1/results/learner01", too_long) == (
+        413, f"a push is at most {push.MAX_PUSH_BYTES} bytes\n")
+    # declares 1,000 bytes and sends none: answered 403 at once, not after READ_TIMEOUT
+    stranger = {"Content-Length": "1000", "Authorization": "Bearer not-a-token"}
+    assert raw_request(httpd, "POST", "/v1/results/learner01", stranger) == (
+        403, "this token is not learner01's: a result speaks only for its own host\n")
+    assert raw_request(httpd, "GET", "/v1/results/learner01", {}) == (
+        405, "the collector only takes pushes (POST)\n")
+    assert raw_request(httpd, "POST", "/elsewhere", {"Content-Length": "0"}) == (404, "push to /v1/results/<host>\n")
+    assert collector.class_records() == []
+
+
+def test_a_host_that_never_pushed_is_an_error_row_of_the_report(class_collector):
+    collector, tokens = class_collector
+    pushed(collector, tokens, "learner01", graded())
+    report = build.build_report(collector.class_records(), hosts=list(HOSTS), now=NOW, report_dir="/r/x",
+                                normalized=True)
+    rows = {host["host"]: host for host in report["hosts"]}
+    assert rows["learner01"]["state"] == "graded"
+    assert rows["learner02"]["error"]["message"] == (
+        "the host produced no grading record (unreachable, or grading stopped early)")
