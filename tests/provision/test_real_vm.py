@@ -143,3 +143,42 @@ def test_idempotence_names_every_unexpected_change_and_allows_the_known_one(tmp_
         scenario.idempotent("check", OUTPUT, ("Kernel | load the missing modules",))
     with pytest.raises(SystemExit, match="wanted no change"):
         scenario.idempotent("provision 3", "no recap at all")
+
+
+def test_a_resumed_run_goes_on_from_the_named_phase_and_names_the_phases_otherwise(tmp_path: Path) -> None:
+    class StubVM:
+        state = tmp_path
+
+    phases = real_vm.Scenario(StubVM(), real_vm.Deadline(60)).phases()
+    names = [name for name, _ in phases]
+    assert names == ["mirror", "prepare", "provision 1", "provision 2", "provision check", "verify", "reboot",
+                     "verify after reboot", "provision 3"]
+    assert [name for name, _ in real_vm.phases_from(phases, None)] == names
+    assert [name for name, _ in real_vm.phases_from(phases, "verify after reboot")] == names[-2:]
+    with pytest.raises(SystemExit, match=r"no phase 'provision 4'; the phases are: mirror, prepare, provision 1"):
+        real_vm.phases_from(phases, "provision 4")
+
+
+def test_resuming_needs_a_state_folder_whose_vm_still_runs(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match=r"\(no vm\.json\)"):
+        real_vm.VM.attach(Path("/img"), tmp_path)
+    code = "import time; print(1, flush=True); time.sleep(60)"
+    ours = subprocess.Popen([sys.executable, "-c", code, f"lab-realvm-{tmp_path.name}"], stdout=subprocess.PIPE)
+    ours.stdout.readline()  # exec'd: its command line holds the marker
+    try:
+        (tmp_path / "vm.json").write_text(f'{{"pid": {ours.pid}, "port": 40022}}')
+        vm = real_vm.VM.attach(Path("/img"), tmp_path)
+        assert (vm.pid, vm.port) == (ours.pid, 40022) and vm.alive()
+        vm.stop()  # by its pid and marker, though this process did not start it
+        assert ours.wait(timeout=10) == -15
+        with pytest.raises(SystemExit, match=f"pid {ours.pid}\\) is not running any more"):
+            real_vm.VM.attach(Path("/img"), tmp_path)
+    finally:
+        ours.kill()
+        ours.wait()
+
+
+def test_run_refuses_resume_without_a_phase(capsys) -> None:
+    with pytest.raises(SystemExit):
+        real_vm.main(["run", "--resume", "/nonexistent"])
+    assert "--resume and --from go together" in capsys.readouterr().err
