@@ -11,4 +11,5 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.c
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.capa_src import solution as capa_src
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs.cgoa_ci import solution as cgoa_ci
 
-SOLUTIONS = {"capa-src": capa_src.STEPS, "cgoa-ci": cgoa_ci.STEPS, "capa-drift": capa_drift.STEPS}  # lab id -> one function per step
+# lab id -> one function per step
+SOLUTIONS = {"capa-src": capa_src.STEPS, "cgoa-ci": cgoa_ci.STEPS, "capa-drift": capa_drift.STEPS}
