@@ -264,6 +264,12 @@ def commit_ids(shas) -> dict[str, str]:
     return {sha: sha for sha in shas}
 
 
+def blob_spec(text: str | None) -> Any:
+    """A file's world spec from its text at the head: a blob the grader cannot read (binary, too
+    large: text None) stays unreadable."""
+    return text if text is not None else {"bytes_hex": "00"}
+
+
 def untracked_changes(repo, order: list[str], prefixes) -> dict[str, dict[str, Any]]:
     """{sha: {path: text or None}} for the paths a commit changes (RepoState.changed, when the lab
     reads them) whose text the grader did not read at that commit, so that each replayed commit
@@ -274,7 +280,7 @@ def untracked_changes(repo, order: list[str], prefixes) -> dict[str, dict[str, A
 
     def at_head(path):
         if path in repo.tree:
-            return repo.tree[path] if repo.tree[path] is not None else {"bytes_hex": "00"}
+            return blob_spec(repo.tree[path])
         if any(path == prefix or path.startswith(prefix + "/") for prefix in under):
             return None
         return f"# {path}: not read by the grader\n"
@@ -318,9 +324,8 @@ def repo_spec(repo, recording: Recording, prefixes=()) -> dict | None:
         untracked[sha] = {**untracked.get(previous if linear else parents[0], {}), **changes[sha]}
         trees[sha] = {path: text for path, text in untracked[sha].items() if text is not None}
         trees[sha].update({path: text for path, text in repo.history.get(sha, {}).items() if text is not None})
-        if sha == repo.head:  # files under the prefixes: a blob the grader cannot read stays unreadable
-            trees[sha].update({path: text if text is not None else {"bytes_hex": "00"}
-                               for path, text in repo.tree.items()})
+        if sha == repo.head:  # the files under the prefixes
+            trees[sha].update({path: blob_spec(text) for path, text in repo.tree.items()})
         base = trees.get(previous, {}) if linear else trees[parents[0]]
         files = {path: None for path in base if path not in trees[sha]}
         files.update({path: spec for path, spec in trees[sha].items() if base.get(path) != spec})
