@@ -588,12 +588,12 @@ def test_a_bump_argo_cd_has_not_read_yet_is_pending(state):
     assert {cid: c["status"] for cid, c in results.items() if c["status"] != "PASS"} == {
         **dict.fromkeys(UNREAD_CHECKS, "PENDING"), "cgoa-ci.8.deployed-revision": "FAIL"}
     message = (f"Application ci-web still compares commit {revert[:7]} of main: {bump[:7]} is 30 s old and Argo CD "
-               f"reads a pushed commit within 360 s without a refresh (last compared: "
+               f"reads a pushed commit within 480 s without a refresh (last compared: "
                f"{app(state)['status']['reconciledAt']}); still syncing")
     assert {results[cid]["message"] for cid in UNREAD_CHECKS} == {message}
 
 
-@pytest.mark.parametrize("seconds", [400, -120])
+@pytest.mark.parametrize("seconds", [500, -120])
 def test_a_bump_argo_cd_should_have_read_fails(state, seconds):
     """Past Argo CD's window (or a commit dated in the future: not a fresh push) the Application
     being behind is the learner's to fix."""

@@ -164,19 +164,21 @@ def self_heal_due(app):
 # How long a commit pushed to the branch an automated Application tracks can stay unread by Argo
 # CD v3.5.2 when nobody asks for a refresh (the cgoa-ci seed asks for a hard refresh; a learner
 # may not have, yet):
-# - controller/appcontroller.go needRefreshAppStatus: a soft refresh once status.reconciledAt plus
-#   statusRefreshTimeout has passed (argocd-cm timeout.reconciliation, default 120 s), looked at
-#   on the Application informer's resync, which adds up to timeout.reconciliation.jitter (60 s);
+# - controller/appcontroller.go: the Application informer resyncs every timeout.reconciliation
+#   (argocd-cm, default 120 s; newApplicationInformerAndLister); each resync queues the app after a
+#   random delay of up to timeout.reconciliation.jitter (60 s; the UpdateFunc's `jitter`), and
+#   needRefreshAppStatus soft-refreshes it only once status.reconciledAt plus 120 s has passed.
+#   reconciledAt is taken when the previous refresh started (processAppRefreshQueueItem `now`),
+#   i.e. after that resync's own jitter, so a resync whose jitter is shorter finds the comparison
+#   not yet expired and does nothing: two soft refreshes can be up to 2 x 120 + 60 s apart;
 # - reposerver/repository/repository.go: a soft refresh resolves the branch through the revision
-#   cache (git.WithCache(s.cache, !q.NoRevisionCache && !q.NoCache)); cmd/argocd-repo-server
+#   cache (git.WithCache(s.cache, !q.NoRevisionCache && !q.NoCache)); reposerver/cache/cache.go
 #   --revision-cache-expiration: ARGOCD_RECONCILIATION_TIMEOUT or 3 min. A resolution cached just
 #   before the push hides the commit until it expires, then the next soft refresh reads it.
-# The defaults read at the v3.5.2 tag: cmd/argocd-application-controller/commands/
-# argocd_application_controller.go defaultAppResyncPeriod = 120, defaultAppResyncPeriodJitter = 60;
-# reposerver/cache/cache.go revision-cache-expiration 3*time.Minute.
 # Observed on the plane (tests/controlplane/mutations_cgoa_ci.py "a commit pushed before Argo CD
-# polls it"): a commit pushed right after a hard refresh was read, without a refresh, 182 s later.
-POLL_SECONDS = 120 + 60
+# polls it"): a commit pushed right after a hard refresh was read, without a refresh, 182 s later
+# in one run and 405 s later in another (CI, stop 27: more than 120 + 60 + 180).
+POLL_SECONDS = 2 * 120 + 60
 REVISION_CACHE_SECONDS = 180
 UNREAD_SECONDS = REVISION_CACHE_SECONDS + POLL_SECONDS  # a commit older than this has been read
 CLOCK_SKEW_SECONDS = 60  # a commit "from the future" by more than this is not a fresh push
