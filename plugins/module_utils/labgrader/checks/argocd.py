@@ -170,7 +170,8 @@ def self_heal_due(app):
 #   needRefreshAppStatus soft-refreshes it only once status.reconciledAt plus 120 s has passed.
 #   reconciledAt is taken when the previous refresh started (processAppRefreshQueueItem `now`),
 #   i.e. after that resync's own jitter, so a resync whose jitter is shorter finds the comparison
-#   not yet expired and does nothing: two soft refreshes can be up to 2 x 120 + 60 s apart;
+#   not yet expired and does nothing: two soft refreshes can be up to 2 x 120 + 60 s apart
+#   (observed on the plane: 243, 251, 120 and 279 s; docs/argocd-observations.md);
 # - reposerver/repository/repository.go: a soft refresh resolves the branch through the revision
 #   cache (git.WithCache(s.cache, !q.NoRevisionCache && !q.NoCache)); reposerver/cache/cache.go
 #   --revision-cache-expiration: ARGOCD_RECONCILIATION_TIMEOUT or 3 min. A resolution cached just
