@@ -7,10 +7,11 @@ Each learner's result is a real lab_grade result: the bench class's world combin
 against the fake API server, host i pushing combination i's result. The collector
 (plugins/plugin_utils/collector.py) runs in a process of its own, as it would on the
 controller; the pushes come from a pool of client threads here (the VMs' side, not counted).
-Printed: the collector's CPU per learner (every push validated, normalised and kept as it
-arrives, HTTP included) and, after the last push, the class report from the kept records
-(build_report with normalized=True, the files written): the serial part left after the last
-host. A number, not a timed test; the machine's load is printed beside it."""
+Printed: the collector's CPU per learner (every push validated, normalised, kept and rendered
+into its part of every report format as it arrives, HTTP included) and, after the last push,
+the class report assembled from those parts (Collector.finish, the files written): the serial
+part left after the last host. A number, not a timed test; the machine's load is printed beside
+it."""
 
 from __future__ import annotations
 
@@ -61,12 +62,11 @@ def real_results(work):
 
 def serve(spec_path):
     """The collector process: serve until every host pushed, then build the report and say the CPU."""
-    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.build import build_report
     from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.files import write_report
     from ansible_collections.gitops_lab.grader.plugins.plugin_utils.collector import Collector, CollectorServer
 
     spec = json.loads(Path(spec_path).read_text())
-    collector = Collector(spec["hosts"], spec["digests"])
+    collector = Collector(spec["hosts"], spec["digests"], report_dir=spec["report_dir"])
     server = CollectorServer(("127.0.0.1", 0), collector)
     ready = os.times()
     print(server.server_address[1], flush=True)
@@ -76,8 +76,7 @@ def serve(spec_path):
         server.handle_request()
     pushed = os.times()
     started = time.monotonic()
-    report = build_report(collector.class_records(), hosts=list(spec["hosts"]), normalized=True,
-                          report_dir=spec["report_dir"], class_hosts=list(spec["hosts"]))
+    report = collector.finish()
     write_report(spec["report_dir"], report["contents"])
     done = os.times()
     print(json.dumps({"push_cpu": (pushed.user + pushed.system) - (ready.user + ready.system),
@@ -130,9 +129,9 @@ def main(argv=None):
               f"{bench_class.loadavg()}")
         print(f"  pushes: {pushed_in:.1f} s wall, {len(refused)} not accepted {refused[:1]}")
         print(f"  collector CPU: {measured['push_cpu']:.2f} s = {1000 * measured['push_cpu'] / args.n:.1f} ms "
-              f"per learner (HTTP, token, schema, registry validation, normalise, scrub)")
+              f"per learner (HTTP, token, schema, registry validation, normalise, scrub, render its parts)")
         print(f"  class report after the last push: {measured['report_wall']:.2f} s wall, "
-              f"{measured['report_cpu']:.2f} CPU-s (formats from the kept records, files written)")
+              f"{measured['report_cpu']:.2f} CPU-s (every format assembled from the hosts' parts, files written)")
         print(f"  counts: {measured['states']}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
