@@ -1,6 +1,6 @@
 """What the push design costs the controller per learner (docs/performance.md, "The push design").
 
-    .venv/bin/python -m benchmarks.bench_push --n 1000
+    LAB_TOOLS_BIN=$(controlplane/build helm kustomize | tail -n 1) .venv/bin/python -m benchmarks.bench_push --n 1000
 
 Each learner's result is a real lab_grade result: the bench class's world combinations
 (bench_class.host_plan, the same worlds as scripts/bench-class) graded once in this process
@@ -35,9 +35,9 @@ PUSH_ATTEMPTS = 5  # a loaded machine can time a push out; the collector still c
 
 def real_results(work):
     """One lab_grade result per world combination of the bench class, graded here."""
-    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks import repo_server
     from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runner import ARGUMENT_SPEC, grade_host
 
+    tools = bench_class.tools_bin()
     stack = bench_class.Stack()
     try:
         api, class_dir = bench_class.start_api(stack, work)
@@ -53,7 +53,7 @@ def real_results(work):
                           k3s_kubeconfig=str(root / "kubeconfig"), bare_root=str(root / "srv" / "bare"),
                           workspace_root=str(root / "root"), settle_timeout=0,
                           probe_replay=str(root / "probes.json") if (root / "probes.json").exists() else None,
-                          helm_binary=repo_server.HELM_BINARY, kustomize_binary=repo_server.KUSTOMIZE_BINARY)
+                          **{f"{tool}_binary": os.path.join(tools, tool) for tool in bench_class.TOOLS})
             results.append(grade_host(params))
         return list(worlds), results
     finally:
