@@ -47,7 +47,7 @@ def csv_lines(rows):
 
 def csv_text(header, parts):
     """The text of a CSV file spreadsheets open as UTF-8 (a BOM): `header`'s line, then `parts`."""
-    return "\ufeff" + csv_lines([header]) + "".join(parts)
+    return "".join(["\ufeff", csv_lines([header]), *parts])
 
 
 def _step_ids(columns):

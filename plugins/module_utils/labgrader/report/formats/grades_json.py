@@ -77,16 +77,24 @@ def host_part(host, ctx):
             "records_text": ",\n".join("    " + _nested(record, 2) for record in records)}
 
 
-def _list_text(items):
-    """A list of the top-level object (items: their texts, already two levels deep)."""
-    items = [item for item in items if item]
-    return "[\n" + ",\n".join(items) + "\n  ]" if items else "[]"
+def _list_chunks(texts):
+    """A list of the top-level object as chunks of text (`texts`: its items', two levels deep)."""
+    texts = [text for text in texts if text]
+    if not texts:
+        return ["[]"]
+    chunks = ["[\n"]
+    for index, text in enumerate(texts):
+        chunks += [",\n" if index else "", text]
+    return [*chunks, "\n  ]"]
 
 
 def assemble(view, parts):
     """The file's text, json.dumps(view.grades, indent=2) byte for byte, with each host's entry
-    and records taken from its part (host_part): only the class-level keys are dumped here."""
-    texts = {"hosts": _list_text(p["entry_text"] for p in parts),
-             "records": _list_text(p["records_text"] for p in parts)}
-    return "{\n" + ",\n".join(f"  {json.dumps(key)}: " + (texts[key] if key in texts else _nested(value, 1))
-                               for key, value in view.grades.items()) + "\n}\n"
+    and records taken from its part (host_part): only the class-level keys are dumped here, and
+    the text is joined once (it is the report's largest file)."""
+    lists = {"hosts": [p["entry_text"] for p in parts], "records": [p["records_text"] for p in parts]}
+    chunks = ["{\n"]
+    for index, (key, value) in enumerate(view.grades.items()):
+        chunks.append((",\n" if index else "") + f"  {json.dumps(key)}: ")
+        chunks += _list_chunks(lists[key]) if key in lists else [_nested(value, 1)]
+    return "".join([*chunks, "\n}\n"])

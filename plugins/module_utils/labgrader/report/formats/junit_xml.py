@@ -82,6 +82,10 @@ def assemble(view, parts):
     for key in COUNTS:
         root.set(key, str(sum(part["counts"][key] for part in parts)))
     empty = ET.tostring(root, encoding="unicode")  # <testsuites ... />
-    body = empty if not parts else (empty.removesuffix(" />") + ">\n  " + "\n  ".join(p["text"] for p in parts)
-                                     + "\n</testsuites>")
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+    chunks = ['<?xml version="1.0" encoding="UTF-8"?>\n']
+    if not parts:
+        return "".join([*chunks, empty, "\n"])
+    chunks.append(empty.removesuffix(" />") + ">")
+    for part in parts:
+        chunks += ["\n  ", part["text"]]
+    return "".join([*chunks, "\n</testsuites>\n"])
