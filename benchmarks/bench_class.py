@@ -44,6 +44,7 @@ WORLDS = ROOT / "fixtures" / "worlds"
 # host processes, so the recording holds no StatefulSet or Deployments of Argo CD and grade.yml's
 # health gate refuses it (the offline harness replays it without the gate).
 NOT_LEARNER_WORLDS = {"class.yaml", "recorded.yaml"}
+TOOLS = ("helm", "kustomize")  # what the simulated VMs run where Argo CD would (lab_<tool>_binary)
 BASELINE_PLAYBOOK = BENCH / "baseline-capa-src.yml"
 BASELINE_CHECKS = 12  # the tasks tagged as checks in BASELINE_PLAYBOOK
 FLOOR_PLAYBOOK = BENCH / "floor-ping.yml"
@@ -230,7 +231,32 @@ def materialize_hosts(plan, class_dir, api):
     return {host: summaries[folder] for host, folder in folders.items()}, folders
 
 
-def inventory(hosts, ports, labs, class_dir, ssh, summaries, settle):
+def tools_bin():
+    """The folder of helm and kustomize as Argo CD v3.5.2 runs them, for the simulated VMs:
+    $LAB_TOOLS_BIN (scripts/bench-class sets it: `controlplane/build helm kustomize`). Without
+    them capa-src's rendering checks are ERROR "tool_unavailable" and helm's time is not measured."""
+    folder = os.environ.get("LAB_TOOLS_BIN", "")
+    missing = [tool for tool in TOOLS if not os.access(os.path.join(folder, tool), os.X_OK)]
+    if not folder or missing:
+        raise SystemExit(f"bench-class: LAB_TOOLS_BIN={folder!r} has no executable {', '.join(missing)}: "
+                         "run scripts/bench-class, or set it to `controlplane/build helm kustomize | tail -n 1`")
+    return folder
+
+
+def unexpected_errors(grades, spec):
+    """What a run's grades.json (lab-grades/v1) holds in ERROR that the run did not make unhealthy on
+    purpose (`spec`: the fault hosts): ["<host>: <why>"] of hosts, then of checks (grouped by
+    message key). The bench measures grading, not the reporting of broken VMs or missing tools."""
+    hosts = [f"{h['host']}: {h['error']['message']}" for h in grades["hosts"]
+             if h["state"] == "error" and h["host"] not in spec]
+    checks = {}
+    for record in grades["records"]:
+        if record["status"] == "ERROR" and record["host"] not in spec:
+            checks.setdefault(record["message_key"], []).append(record["check"])
+    return hosts + [f"{len(ids)} checks ERROR {key} ({ids[0]}, ...)" for key, ids in checks.items()]
+
+
+def inventory(hosts, ports, labs, class_dir, ssh, summaries, settle, tools):
     common = (f"-o UserKnownHostsFile={ssh / 'known_hosts'} -o StrictHostKeyChecking=yes "
               "-o GlobalKnownHostsFile=/dev/null")
     learners = {}
@@ -252,6 +278,7 @@ def inventory(hosts, ports, labs, class_dir, ssh, summaries, settle):
         "ansible_python_interpreter": str(PYTHON),
         "lab_grader_python": str(PYTHON),
         "lab_enrolled": labs,
+        **{f"lab_{tool}_binary": os.path.join(tools, tool) for tool in TOOLS},
         # as grade.yml is configured (30 s) unless the bench is told otherwise (--settle)
         **({} if settle is None else {"grade_settle_timeout": settle}),
     }}}
@@ -330,7 +357,8 @@ def run_playbook(name, playbook, hosts, spec, ctx, extra=(), network=None, maste
     network = network or ClassNetwork(name, hosts, spec, ctx)
     run_dir = work / "runs" / name
     run_dir.mkdir(parents=True, exist_ok=True)
-    inv = inventory(hosts, network.ports, ctx["labs"], ctx["class_dir"], ctx["ssh"], ctx["summaries"], ctx["settle"])
+    inv = inventory(hosts, network.ports, ctx["labs"], ctx["class_dir"], ctx["ssh"], ctx["summaries"], ctx["settle"],
+                    ctx["tools"])
     (run_dir / "hosts.yml").write_text(yaml.safe_dump(inv))
     folders = [ctx["folders"][h] for h in hosts]
     before = request_count(ctx["class_dir"], folders)
@@ -401,9 +429,9 @@ def grade(name, hosts, ctx, spec=None, extra=(), **kw):
                        extra=["-e", f"grade_report_dir={report_dir}", *extra], **kw)
     grades = host_records(row)
     row["checks_graded"] = grades["counts"]["total"]  # a host in ERROR has none
-    unexpected = [h["host"] for h in grades["hosts"] if h["state"] == "error" and h["host"] not in (spec or {})]
-    if unexpected:  # the bench measures grading, not the reporting of broken VMs
-        raise SystemExit(f"bench-class: {name}: hosts in ERROR: {', '.join(unexpected[:10])}; see {row['log']}")
+    unexpected = unexpected_errors(grades, spec or {})
+    if unexpected:
+        raise SystemExit(f"bench-class: {name}: in ERROR: {'; '.join(unexpected[:10])}; see {row['log']}")
     return row
 
 
@@ -541,6 +569,7 @@ def main(argv=None):
     parser.add_argument("--keep", action="store_true", help="keep the work directory (printed)")
     args = parser.parse_args(argv)
     sizes = [4, 10] if args.quick else sorted({int(n) for n in args.n.split(",") if n.strip()})
+    tools = tools_bin()
     worlds = learner_worlds()
     labs = list(worlds)
     from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
@@ -567,6 +596,7 @@ def main(argv=None):
         print(f"materialized {len(plan)} hosts ({len(set(folders.values()))} distinct worlds) in "
               f"{time.monotonic() - started:.0f} s")
         ctx = {"work": work, "stack": stack, "sshd_port": sshd_port, "ssh": ssh, "meter": meter, "labs": labs,
+               "tools": tools,
                "class_dir": class_dir, "summaries": summaries, "folders": folders, "settle": args.settle,
                "playbook": Path(args.playbook).resolve(),
                "env": {**({"ANSIBLE_FORKS": str(forks)} if args.forks else {}),

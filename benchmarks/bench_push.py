@@ -1,16 +1,17 @@
 """What the push design costs the controller per learner (docs/performance.md, "The push design").
 
-    .venv/bin/python -m benchmarks.bench_push --n 1000
+    LAB_TOOLS_BIN=$(controlplane/build helm kustomize | tail -n 1) .venv/bin/python -m benchmarks.bench_push --n 1000
 
 Each learner's result is a real lab_grade result: the bench class's world combinations
 (bench_class.host_plan, the same worlds as scripts/bench-class) graded once in this process
 against the fake API server, host i pushing combination i's result. The collector
 (plugins/plugin_utils/collector.py) runs in a process of its own, as it would on the
 controller; the pushes come from a pool of client threads here (the VMs' side, not counted).
-Printed: the collector's CPU per learner (every push validated, normalised and kept as it
-arrives, HTTP included) and, after the last push, the class report from the kept records
-(build_report with normalized=True, the files written): the serial part left after the last
-host. A number, not a timed test; the machine's load is printed beside it."""
+Printed: the collector's CPU per learner (every push validated, normalised, kept and rendered
+into its part of every report format as it arrives, HTTP included) and, after the last push,
+the class report assembled from those parts (Collector.finish, the files written): the serial
+part left after the last host. A number, not a timed test; the machine's load is printed beside
+it."""
 
 from __future__ import annotations
 
@@ -34,9 +35,9 @@ PUSH_ATTEMPTS = 5  # a loaded machine can time a push out; the collector still c
 
 def real_results(work):
     """One lab_grade result per world combination of the bench class, graded here."""
-    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks import repo_server
     from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runner import ARGUMENT_SPEC, grade_host
 
+    tools = bench_class.tools_bin()
     stack = bench_class.Stack()
     try:
         api, class_dir = bench_class.start_api(stack, work)
@@ -52,7 +53,7 @@ def real_results(work):
                           k3s_kubeconfig=str(root / "kubeconfig"), bare_root=str(root / "srv" / "bare"),
                           workspace_root=str(root / "root"), settle_timeout=0,
                           probe_replay=str(root / "probes.json") if (root / "probes.json").exists() else None,
-                          helm_binary=repo_server.HELM_BINARY, kustomize_binary=repo_server.KUSTOMIZE_BINARY)
+                          **{f"{tool}_binary": os.path.join(tools, tool) for tool in bench_class.TOOLS})
             results.append(grade_host(params))
         return list(worlds), results
     finally:
@@ -61,12 +62,11 @@ def real_results(work):
 
 def serve(spec_path):
     """The collector process: serve until every host pushed, then build the report and say the CPU."""
-    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.build import build_report
     from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.files import write_report
     from ansible_collections.gitops_lab.grader.plugins.plugin_utils.collector import Collector, CollectorServer
 
     spec = json.loads(Path(spec_path).read_text())
-    collector = Collector(spec["hosts"], spec["digests"])
+    collector = Collector(spec["hosts"], spec["digests"], report_dir=spec["report_dir"])
     server = CollectorServer(("127.0.0.1", 0), collector)
     ready = os.times()
     print(server.server_address[1], flush=True)
@@ -76,8 +76,7 @@ def serve(spec_path):
         server.handle_request()
     pushed = os.times()
     started = time.monotonic()
-    report = build_report(collector.class_records(), hosts=list(spec["hosts"]), normalized=True,
-                          report_dir=spec["report_dir"], class_hosts=list(spec["hosts"]))
+    report = collector.finish()
     write_report(spec["report_dir"], report["contents"])
     done = os.times()
     print(json.dumps({"push_cpu": (pushed.user + pushed.system) - (ready.user + ready.system),
@@ -130,9 +129,9 @@ def main(argv=None):
               f"{bench_class.loadavg()}")
         print(f"  pushes: {pushed_in:.1f} s wall, {len(refused)} not accepted {refused[:1]}")
         print(f"  collector CPU: {measured['push_cpu']:.2f} s = {1000 * measured['push_cpu'] / args.n:.1f} ms "
-              f"per learner (HTTP, token, schema, registry validation, normalise, scrub)")
+              f"per learner (HTTP, token, schema, registry validation, normalise, scrub, render its parts)")
         print(f"  class report after the last push: {measured['report_wall']:.2f} s wall, "
-              f"{measured['report_cpu']:.2f} CPU-s (formats from the kept records, files written)")
+              f"{measured['report_cpu']:.2f} CPU-s (every format assembled from the hosts' parts, files written)")
         print(f"  counts: {measured['states']}")
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -16,7 +16,10 @@ A push is untrusted input, the VM's word as much as lab_grade's result is (docs/
   report/validate.py): only the labs the inventory enrolls the host in, each with the steps and
   checks the controller's registry declares, values no larger than the grader returns. A result
   that is not is kept as the host's ERROR "result rejected: ..." (as the pulled report does) and
-  the VM is told why (422)."""
+  the VM is told why (422).
+
+Each kept record is rendered at once into its parts of every report format (report/build.py,
+ClassReport.add), so that what is left after the last push is the report's assembly (finish)."""
 
 from __future__ import annotations
 
@@ -31,8 +34,9 @@ import urllib.parse
 
 from ansible_collections.gitops_lab.grader.plugins.filter.grading import grade_record
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.push import MAX_PUSH_BYTES, SCHEMA
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.build import shown
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.build import ClassReport, shown
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.normalize import normalize_records
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import registry_columns
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.settings import enrolled as enrolled_labs
 
 PATH_PREFIX = "/v1/results/"
@@ -51,14 +55,19 @@ def token_digest(token):
 
 
 class Collector:
-    """The class's pushed results. `hosts`: {host: {"labs": lab_enrolled, "lang": lab_lang}} (the
-    grade_settings filter's shape, from the inventory); `digests`: {host: token_digest(token)}."""
+    """The class's pushed results of one grading run. `hosts`: {host: {"labs": lab_enrolled,
+    "lang": lab_lang}} (the grade_settings filter's shape, from the inventory); `digests`: {host:
+    token_digest(token)}. The report's options are ClassReport's: `now` is the run's time, every
+    pushed host's `graded_at`; `previous` the class view `latest` showed before the run."""
 
-    def __init__(self, hosts, digests):
+    def __init__(self, hosts, digests, now=None, previous=None, lang="en", title="", report_dir=""):
         self.hosts = {host: {"labs": enrolled_labs(settings["labs"]), "lang": settings.get("lang", "en")}
                       for host, settings in hosts.items()}
         self.digests = dict(digests)
-        self.records = {}  # host -> its newest record, normalised and shown (report/build.py)
+        self.records = {}  # host -> its newest record, normalised and shown; the report owns it
+        self.report = ClassReport(list(self.hosts), lang, now, report_dir, title=title, class_hosts=list(self.hosts),
+                                  previous=previous,
+                                  columns=registry_columns({lab for s in self.hosts.values() for lab in s["labs"]}))
         self.lock = threading.Lock()
 
     def authorised_host(self, host, authorization):
@@ -91,15 +100,17 @@ class Collector:
         record = shown(normalize_records([raw], [host], {host: settings["labs"]}))[0]
         with self.lock:
             self.records[host] = record
+            self.report.add(record)
         error = record.get("error") or {}
         if record["state"] == "error" and error.get("message", "").startswith("result rejected: "):
             return 422, error["message"]
         return 202, f"{host}: {record['state']}"
 
-    def class_records(self):
-        """The records pushed so far, in no particular order (the report sorts them)."""
+    def finish(self):
+        """The class report of the run (build_report's result) from the pushes kept so far: the
+        hosts that did not push are ERROR rows "no grading record"."""
         with self.lock:
-            return list(self.records.values())
+            return self.report.finish()
 
 
 def envelope_problem(pushed, host):

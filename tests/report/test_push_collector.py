@@ -34,7 +34,8 @@ def graded(labs=("capa-src", "cgoa-ci"), lang="en", fail=None):
 @pytest.fixture
 def class_collector():
     tokens = issue_tokens(HOSTS)
-    return Collector(HOSTS, {host: token_digest(token) for host, token in tokens.items()}), tokens
+    return Collector(HOSTS, {host: token_digest(token) for host, token in tokens.items()}, now=NOW,
+                     report_dir="/r/x"), tokens
 
 
 def pushed(collector, tokens, host, result, token_of=None, envelope_host=None):
@@ -47,8 +48,7 @@ def test_a_good_push_is_kept_as_the_record_the_pulled_report_makes(class_collect
     result = graded(fail=LABS["capa-src"].checks[1].id)
     assert pushed(collector, tokens, "learner01", result) == (202, "learner01: graded")
     assert pushed(collector, tokens, "learner02", graded(["capa-src"], "ja")) == (202, "learner02: graded")
-    from_push = build.build_report(collector.class_records(), hosts=list(HOSTS), now=NOW, report_dir="/r/x",
-                                   normalized=True)
+    from_push = collector.finish()
     pulled = [{"host": "learner01", "lang": "en", "state": "graded", "error": None, "labs": result["labs"]},
               {"host": "learner02", "lang": "ja", "state": "graded", "error": None,
                "labs": graded(["capa-src"], "ja")["labs"]}]
@@ -70,7 +70,7 @@ def test_a_token_speaks_only_for_its_own_host(class_collector):
         401, "a push needs its VM's token (Authorization: Bearer <token>)")
     assert collector.accept("learner09", f"Bearer {tokens['learner01']}", b"{}") == (
         404, "no host 'learner09' in this class")
-    assert collector.class_records() == []
+    assert collector.records == {}
 
 
 def test_a_result_only_speaks_for_its_own_labs_and_the_registrys_checks(class_collector):
@@ -82,7 +82,7 @@ def test_a_result_only_speaks_for_its_own_labs_and_the_registrys_checks(class_co
     forged["labs"]["capa-src"]["steps"][0]["checks"][0]["check"] = "capa-src.1.made-up"
     status, message = pushed(collector, tokens, "learner02", forged)
     assert status == 422 and message.startswith("result rejected: ")
-    [record] = collector.class_records()
+    [record] = collector.records.values()
     assert record["state"] == "error" and record["error"]["message"] == message
 
 
@@ -101,14 +101,14 @@ def test_a_push_that_is_not_the_schema_or_too_large_is_refused(class_collector, 
     collector, tokens = class_collector
     answer = collector.accept("learner01", f"Bearer {tokens['learner01']}", body)
     assert answer[0] == status and answer[1].startswith(message), answer
-    assert collector.class_records() == []
+    assert collector.records == {}
 
 
 def test_a_host_in_error_is_kept_with_its_reason(class_collector):
     collector, tokens = class_collector
     error = {"state": "error", "error": {"kind": "health", "message": "api_server: unreachable"}, "labs": {}}
     assert pushed(collector, tokens, "learner01", error) == (202, "learner01: error")
-    [record] = collector.class_records()
+    [record] = collector.records.values()
     assert record["error"]["kind"] == "health" and record["error"]["message"] == "api_server: unreachable"
 
 
@@ -128,7 +128,7 @@ def test_the_client_pushes_over_http_and_hears_the_collectors_answer(server):
     assert push.push_result(url, "learner01", tokens["learner01"], graded()) == (202, "learner01: graded\n")
     assert push.push_result(url, "learner01", tokens["learner02"], graded()) == (
         403, "this token is not learner01's: a result speaks only for its own host\n")
-    assert len(collector.class_records()) == 1
+    assert len(collector.records) == 1
     status, message = push.push_result("http://127.0.0.1:1", "learner01", tokens["learner01"], graded())
     assert status == 0 and message.startswith("collector http://127.0.0.1:1 not reached: ")
 
@@ -162,14 +162,13 @@ def test_the_server_checks_the_declared_length_and_the_token_before_reading_the_
     assert raw_request(httpd, "GET", "/v1/results/learner01", {}) == (
         405, "the collector only takes pushes (POST)\n")
     assert raw_request(httpd, "POST", "/elsewhere", {"Content-Length": "0"}) == (404, "push to /v1/results/<host>\n")
-    assert collector.class_records() == []
+    assert collector.records == {}
 
 
 def test_a_host_that_never_pushed_is_an_error_row_of_the_report(class_collector):
     collector, tokens = class_collector
     pushed(collector, tokens, "learner01", graded())
-    report = build.build_report(collector.class_records(), hosts=list(HOSTS), now=NOW, report_dir="/r/x",
-                                normalized=True)
+    report = collector.finish()
     rows = {host["host"]: host for host in report["hosts"]}
     assert rows["learner01"]["state"] == "graded"
     assert rows["learner02"]["error"]["message"] == (

@@ -8,7 +8,8 @@ import hashlib
 import re
 import runpy
 
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats import html_assets, index_html
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report import build
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats import html_assets
 
 from tests.conftest import REPO_ROOT
 
@@ -25,7 +26,7 @@ def test_the_generated_module_is_the_files():
 
 
 def test_the_csp_allows_exactly_the_script_file():
-    page = index_html.build_html([], "2026-11-30T05:12:00Z")
+    page = build.build_report([])["contents"]["index.html"]
     script = re.search(r"<script>(.*?)</script>", page, re.S).group(1)
     assert script == "\n" + (HTML_DIR / "report.js").read_text(encoding="utf-8")
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report import history, normalize, values
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.build import build_report
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats import junit_xml, page_data
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats import page_data
 from report_sample import (
     GENERATED_AT,
     JA_HINT,
@@ -263,7 +263,7 @@ def test_junit_escapes_markup_and_control_characters():
 
 def test_junit_lab_error_and_grader_error():
     records = [record("h", "en", {"capa-src": {"failed": True, "msg": "boom"}, "cgoa-ci": cgoa()}), None]
-    root = ET.fromstring(junit_xml.build_junit(normalize.normalize_records(records, hosts=["h", "x"]), GENERATED_AT))
+    root = ET.fromstring(build_report(records, hosts=["h", "x"], now=NOW)["contents"]["junit.xml"])
     h = root.find("testsuite[@name='h']")
     assert counts_of(h) == {"tests": 4, "failures": 0, "errors": 1, "skipped": 0}
     lab_case = h.find("testcase[@name='capa-src']")

@@ -131,36 +131,25 @@ def plan_run(hosts, previous, class_hosts, graded_names):
     return hosts, run
 
 
-def attach_changes(hosts, previous, carried):
-    """Set host["change"] (compare_hosts) on every host; None when there is no previous run."""
-    before = {h["host"]: h for h in previous["hosts"]} if previous is not None else {}
-    for host in hosts:
-        if previous is None:
-            host["change"] = None
-        elif host["host"] in carried:
-            host["change"] = {"change": "carried", "since": host["graded_at"], "up": [], "down": [],
-                              "passed_delta": 0}
-        else:
-            host["change"] = compare_hosts(host, before.get(host["host"]))
+def host_change(host, before, carried):
+    """A host's `change` since the previous run (when there is one): "carried" for a host this run
+    did not grade, else compare_hosts with its previous view `before` (None when it had none)."""
+    if carried:
+        return {"change": "carried", "since": host["graded_at"], "up": [], "down": [], "passed_delta": 0}
+    return compare_hosts(host, before)
 
 
-def keep_last_grades(hosts, previous, attempted_at):
-    """(class view, failed attempts): a host this run could not grade (a bad kubeconfig, an
-    unreachable VM) keeps in the class view the grades an earlier run gave it, marked with this
-    failed attempt {"host", "at", "kind", "message"}: the instructor's or the VM's trouble must
-    not wipe a learner's last good grade from `latest`. A host never graded stays in error."""
-    before = {h["host"]: h for h in previous["hosts"]} if previous is not None else {}
-    view, attempts = [], []
-    for host in hosts:
-        last = before.get(host["host"])
-        if host["state"] == "graded" or last is None or last["state"] != "graded":
-            view.append(host)
-            continue
-        attempt = {"host": host["host"], "at": attempted_at, "kind": host["error"]["kind"],
-                   "message": host["error"]["message"]}
-        view.append({**last, "change": host.get("change"), "failed_attempt": attempt})
-        attempts.append(attempt)
-    return view, attempts
+def kept_grades(host, last, attempted_at):
+    """(the host in the class view, this run's failed attempt or None): a host this run could not
+    grade (a bad kubeconfig, an unreachable VM) keeps in the class view the grades an earlier run
+    gave it (`last`, its previous view), marked with this failed attempt {"host", "at", "kind",
+    "message"}: the instructor's or the VM's trouble must not wipe a learner's last good grade
+    from `latest`. A host never graded stays in error."""
+    if host["state"] == "graded" or last is None or last["state"] != "graded":
+        return host, None
+    attempt = {"host": host["host"], "at": attempted_at, "kind": host["error"]["kind"],
+               "message": host["error"]["message"]}
+    return {**last, "change": host.get("change"), "failed_attempt": attempt}, attempt
 
 
 def _first_passes(host):
@@ -172,19 +161,17 @@ def _first_passes(host):
             for lab_id, lab in host["labs"].items() if not lab["error"] for s in lab["steps"]}
 
 
-def attach_first_passed(hosts, previous, graded_at):
-    """Set step["first_passed"] on every step of the class view: when the learner first passed it
-    (the earliest run the report's history knows it passing, kept when the step fails again),
-    None for a step never passed. A host graded by this run (`graded_at`) starts from its
-    previous view; a carried or kept host keeps its own."""
-    before = {h["host"]: h for h in previous["hosts"]} if previous is not None else {}
-    for host in hosts:
-        fresh = host.get("graded_at") == graded_at and not host.get("failed_attempt")
-        old = _first_passes(before.get(host["host"]) if fresh else host)
-        for lab_id, lab in host["labs"].items():
-            for step in lab["steps"]:
-                step["first_passed"] = old.get((lab_id, step["step"])) or (
-                    host["graded_at"] if step["status"] == PASS else None)
+def attach_first_passed(host, last, graded_at):
+    """Set step["first_passed"] on every step of a host of the class view: when the learner first
+    passed it (the earliest run the report's history knows it passing, kept when the step fails
+    again), None for a step never passed. A host graded by this run (`graded_at`) starts from
+    its previous view (`last`); a carried or kept host keeps its own."""
+    fresh = host.get("graded_at") == graded_at and not host.get("failed_attempt")
+    old = _first_passes(last if fresh else host)
+    for lab_id, lab in host["labs"].items():
+        for step in lab["steps"]:
+            step["first_passed"] = old.get((lab_id, step["step"])) or (
+                host["graded_at"] if step["status"] == PASS else None)
 
 
 def _history(raw):

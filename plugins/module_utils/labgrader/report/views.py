@@ -7,6 +7,7 @@ import datetime
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import display_width, term_safe
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdict import summarize
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import FAIL, LANGUAGES, PASS
 
@@ -26,6 +27,17 @@ def lab_columns(hosts):
                 titles = steps.setdefault(step["step"], {})
                 if step["title"]:
                     titles.setdefault(host["lang"], step["title"])
+    return _columns(labs)
+
+
+def registry_columns(lab_ids):
+    """lab_columns of a class whose results are what the registry declares for `lab_ids` (each
+    lab's every step: report/validate.py holds a result to that)."""
+    return _columns({lab_id: {number: {} for number in LABS[lab_id].step_titles} for lab_id in lab_ids if lab_id in LABS})
+
+
+def _columns(labs):
+    """lab_columns of {lab id: {step number: {lang: title hosts gave}}}."""
     order = list(LABS)
     columns = []
     for lab_id in sorted(labs, key=lambda lab_id: order.index(lab_id) if lab_id in LABS else len(order)):
@@ -154,17 +166,58 @@ def stamp_utc(now):
     return now.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
 
 
+def column_shape(columns):
+    """What of lab_columns a host's part of a format depends on: the labs and their step numbers
+    (the titles are the class-level parts')."""
+    return tuple((lab["id"], tuple(step["step"] for step in lab["steps"])) for lab in columns)
+
+
+NAME_WIDTH_MAX = 24  # the terminal matrix's host column, at most
+
+
+def name_width(names):
+    """The terminal matrix's host column: the longest name shown, within 4..NAME_WIDTH_MAX columns."""
+    return min(NAME_WIDTH_MAX, max([4] + [display_width(term_safe(name)) for name in names]))
+
+
+class HostContext:
+    """What a host's part of every format depends on besides the host itself (formats/): the
+    run's time and language, the terminal's symbols, the class's lab columns, the host's row in
+    the class view and the matrix's name column. A part rendered before the class was complete
+    is rendered again when `key` differs from the finished class's (report/stream.py)."""
+
+    __slots__ = ("ascii_only", "columns", "generated_at", "key", "lang", "name_width", "row")
+
+    def __init__(self, generated_at, lang, ascii_only, columns, row, width):
+        self.generated_at = generated_at
+        self.lang = lang
+        self.ascii_only = ascii_only
+        self.columns = columns
+        self.row = row
+        self.name_width = width
+        self.key = (generated_at, lang, ascii_only, column_shape(columns), row, width)
+
+
+def host_contexts(hosts, generated_at, lang, ascii_only, columns):
+    """The HostContext of each of `hosts` (the class view, in its order)."""
+    width = name_width(h["host"] for h in hosts)
+    return [HostContext(generated_at, lang, ascii_only, columns, row, width) for row in range(len(hosts))]
+
+
 class ReportView:
-    """What every file format renders: the class view of one run (normalised hosts with their
-    changes), when it was generated, the report's language and title, the run (plan_run) and
-    grades.json's data (formats.grades_json.build_grades)."""
+    """What every format assembles from the hosts' parts: the class view of one run (normalised
+    hosts with their changes), when it was generated, the report's language, title and
+    terminal symbols, the run (plan_run), grades.json's data (formats.grades_json.grades_data)
+    and the lab columns (lab_columns)."""
 
-    __slots__ = ("generated_at", "grades", "hosts", "lang", "run", "title")
+    __slots__ = ("ascii_only", "columns", "generated_at", "grades", "hosts", "lang", "run", "title")
 
-    def __init__(self, hosts, generated_at, lang, title, run, grades):
+    def __init__(self, hosts, generated_at, lang, title, run, grades, ascii_only, columns):
         self.hosts = hosts
         self.generated_at = generated_at
         self.lang = lang
         self.title = title
         self.run = run
         self.grades = grades
+        self.ascii_only = ascii_only
+        self.columns = columns

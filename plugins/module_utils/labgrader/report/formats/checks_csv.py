@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.grades_csv import csv_cell, csv_text
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.grades_csv import (
+    csv_cell,
+    csv_lines,
+    csv_text,
+)
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import kind_label
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import show_value
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import lab_not_started
@@ -38,35 +42,34 @@ def _error_row(head, lab_id, error):
     return [*head, csv_cell(lab_id), "error", "", "", ERROR, csv_cell(f"{kind_label(error['kind'])}: {error['message']}"), "", ""]
 
 
-def build_checks_csv(hosts):
-    rows = [list(COLUMNS)]
-    for host in hosts:
-        head = [csv_cell(host["host"]), csv_cell(host.get("learner_id", "")), host["lang"], host.get("graded_at", "")]
-        if host["state"] == "error":
-            rows.append(_error_row(head, "", host["error"]))
+def host_part(host, ctx):
+    """A learner's rows: one per check, or one ERROR row for the host or for a lab in error."""
+    head = [csv_cell(host["host"]), csv_cell(host.get("learner_id", "")), host["lang"], host.get("graded_at", "")]
+    if host["state"] == "error":
+        return csv_lines([_error_row(head, "", host["error"])])
+    rows = []
+    for lab_id, lab in host["labs"].items():
+        if lab["error"]:
+            rows.append(_error_row(head, lab_id, lab["error"]))
             continue
-        for lab_id, lab in host["labs"].items():
-            if lab["error"]:
-                rows.append(_error_row(head, lab_id, lab["error"]))
-                continue
-            state = "not_started" if lab_not_started(lab) else "started"
-            rows += [
-                [
-                    *head,
-                    csv_cell(lab_id),
-                    state,
-                    step["step"],
-                    csv_cell(check["check"]),
-                    check["status"],
-                    csv_cell(check["message"]),
-                    csv_cell(_value(check["expected"])),
-                    csv_cell(_value(check["found"])),
-                ]
-                for step in lab["steps"]
-                for check in step["checks"]
+        state = "not_started" if lab_not_started(lab) else "started"
+        rows += [
+            [
+                *head,
+                csv_cell(lab_id),
+                state,
+                step["step"],
+                csv_cell(check["check"]),
+                check["status"],
+                csv_cell(check["message"]),
+                csv_cell(_value(check["expected"])),
+                csv_cell(_value(check["found"])),
             ]
-    return csv_text(rows)
+            for step in lab["steps"]
+            for check in step["checks"]
+        ]
+    return csv_lines(rows)
 
 
-def render(view):
-    return build_checks_csv(view.hosts)
+def assemble(view, parts):
+    return csv_text(list(COLUMNS), parts)

@@ -19,50 +19,82 @@ RECORD_KEYS = ("lab", "step", "check", "status", "expected", "found", "message_k
                "hint", "hint_key")
 
 
-def build_grades(hosts, generated_at, lang="en", run=None, history=None):
-    out_hosts = []
-    records = []
-    for host in hosts:
-        labs = {}
-        for lab_id, lab in host["labs"].items():
-            labs[lab_id] = {
-                "status": lab["status"],
-                "summary": lab["summary"],
-                "error": lab["error"],
-                "not_started": lab_not_started(lab),
-                "steps": [{"step": s["step"], "title": s["title"], "status": s["status"],
-                           "summary": s["summary"], "first_passed": s.get("first_passed")} for s in lab["steps"]],
-            }
-            for step in lab["steps"]:
-                for c in step["checks"]:
-                    records.append({"host": host["host"], **{k: c[k] for k in RECORD_KEYS}})
-        out_hosts.append({
-            "host": host["host"],
-            "learner_id": host.get("learner_id", ""),
-            "lang": host["lang"],
-            "state": host["state"],
-            "error": host["error"],
-            "score": host_score(host),
-            "labs": labs,
-            "graded_at": host.get("graded_at", generated_at),
-            "change": host.get("change"),
-        })
+def host_entry(host, generated_at):
+    """A host's entry of grades.json `hosts`."""
+    labs = {}
+    for lab_id, lab in host["labs"].items():
+        labs[lab_id] = {
+            "status": lab["status"],
+            "summary": lab["summary"],
+            "error": lab["error"],
+            "not_started": lab_not_started(lab),
+            "steps": [{"step": s["step"], "title": s["title"], "status": s["status"],
+                       "summary": s["summary"], "first_passed": s.get("first_passed")} for s in lab["steps"]],
+        }
+    return {
+        "host": host["host"],
+        "learner_id": host.get("learner_id", ""),
+        "lang": host["lang"],
+        "state": host["state"],
+        "error": host["error"],
+        "score": host_score(host),
+        "labs": labs,
+        "graded_at": host.get("graded_at", generated_at),
+        "change": host.get("change"),
+    }
+
+
+def host_records(host):
+    """A host's check records of grades.json `records`."""
+    return [{"host": host["host"], **{k: c[k] for k in RECORD_KEYS}}
+            for lab in host["labs"].values() for step in lab["steps"] for c in step["checks"]]
+
+
+def grades_data(hosts, entries, records, generated_at, lang="en", run=None, history=None):
+    """grades.json's data: the class-level keys around the hosts' entries and records."""
     return {
         "schema": SCHEMA,
         "generated_at": generated_at,
         "lang": lang,
         "counts": compute_counts(hosts),
         "labs": lab_columns(hosts),
-        "hosts": out_hosts,
+        "hosts": entries,
         "records": records,
         "run": run or {"scope": "class", "graded": [h["host"] for h in hosts], "carried": [], "previous": None},
         "history": history or [],
     }
 
 
-def grades_json(grades):
-    return json.dumps(grades, ensure_ascii=False, indent=2) + "\n"
+def _nested(value, depth):
+    """json.dumps(value, indent=2) as it reads `depth` levels deep in the file."""
+    return json.dumps(value, ensure_ascii=False, indent=2).replace("\n", "\n" + "  " * depth)
 
 
-def render(view):
-    return grades_json(view.grades)
+def host_part(host, ctx):
+    """(entry, records, the text of each in the file): a host's part of grades.json."""
+    entry, records = host_entry(host, ctx.generated_at), host_records(host)
+    return {"entry": entry, "records": records, "entry_text": "    " + _nested(entry, 2),
+            "records_text": ",\n".join("    " + _nested(record, 2) for record in records)}
+
+
+def _list_chunks(texts):
+    """A list of the top-level object as chunks of text (`texts`: its items', two levels deep)."""
+    texts = [text for text in texts if text]
+    if not texts:
+        return ["[]"]
+    chunks = ["[\n"]
+    for index, text in enumerate(texts):
+        chunks += [",\n" if index else "", text]
+    return [*chunks, "\n  ]"]
+
+
+def assemble(view, parts):
+    """The file's text, json.dumps(view.grades, indent=2) byte for byte, with each host's entry
+    and records taken from its part (host_part): only the class-level keys are dumped here, and
+    the text is joined once (it is the report's largest file)."""
+    lists = {"hosts": [p["entry_text"] for p in parts], "records": [p["records_text"] for p in parts]}
+    chunks = ["{\n"]
+    for index, (key, value) in enumerate(view.grades.items()):
+        chunks.append((",\n" if index else "") + f"  {json.dumps(key)}: ")
+        chunks += _list_chunks(lists[key]) if key in lists else [_nested(value, 1)]
+    return "".join([*chunks, "\n}\n"])

@@ -10,7 +10,9 @@ from __future__ import annotations
 TEMPLATE = r"""{#- The class report page (formats/index_html.py renders it). Every {{ value }} is escaped (the
     environment's finalize, values.xml_safe then HTML); only the macros' own markup, the JSON of
     the script elements and the CSS and JS files are written as they are. Whitespace control
-    ({%- and -%}) keeps the page's bytes what they were when it was built from strings. -#}
+    ({%- and -%}) keeps the page's bytes what they were when it was built from strings. Rendered
+    with page=False it only defines the macros: each host's matrix_row is rendered as its result
+    arrives (report/stream.py) and the page takes the rows as they are. -#}
 {%- macro l(key) -%}
 <span data-i18n="{{ key }}"{% if kwargs %} data-args='{{ kwargs|json_text }}'{% endif %}>{{ label(key, **kwargs) }}</span>
 {%- endmacro -%}
@@ -20,6 +22,28 @@ data-i18n="{{ key }}" data-title data-args='{{ kwargs|json_text }}' title="{{ la
 {%- macro change_cell(change) -%}
 {%- if change %}<td class="chg c-{{ change.kind }}" title="{{ change.tip }}">{{ change.text }}</td>{% endif -%}
 {%- endmacro -%}
+{%- macro matrix_row(row, ncols) -%}
+<tr{% if row.classes %} class="{{ row.classes }}"{% endif %} data-i="{{ row.i }}" data-name="{{ row.name }}" data-sev="{{ row.sev }}" data-score="{{ row.ratio }}" data-has="{{ row.present }}" data-fail="{{ row.not_passing }}" data-chg="{{ row.chg }}" data-up="{{ row.up }}">
+{#- #}<th class="host" scope="row">{% if row.error %}{{ row.name }}{% else %}<button type="button" class="hn" data-h="{{ row.i }}">{{ row.name }}</button>{% endif %}<span class="lang">{{ row.lang }}</span>
+{%- if row.carried %}<span class="old" {{ tip("earlier", time=row.graded_at) }}>↺</span>{% endif -%}
+{%- if row.kept %}<span class="kept" {{ tip("kept", time=row.graded_at, at=row.kept.at, kind=label(row.kept.kind)) }}>⚠ {{ row.graded_at }}</span>{% endif %}</th>
+{%- if row.error -%}
+<td class="env-error" colspan="{{ ncols + 1 }}"><button type="button" class="c" data-c="{{ row.i }}"><span class="kind">{{ l(row.error.kind) }}</span>{{ l("env_error") }}: {{ row.error.message }}</button></td>
+{%- else -%}
+{%- for cell in row.labs -%}
+{%- if cell.state == "none" %}<td class="s-none" colspan="{{ cell.span }}">{{ sym[None] }}</td>
+{%- elif cell.state == "error" -%}
+<td class="s-ERROR lab-error" colspan="{{ cell.span }}"><button type="button" class="c" data-c="{{ row.i }} {{ cell.li }}">{{ sym.ERROR }} {{ l("lab_error") }}: {{ cell.message }}</button></td>
+{%- elif cell.state == "not_started" -%}
+<td class="s-NOT_STARTED" colspan="{{ cell.span }}"><button type="button" class="c" data-c="{{ row.i }} {{ cell.li }} 0">{{ sym.NOT_STARTED }} {{ l("not_started") }} 0/{{ cell.total }}</button></td>
+{%- else %}{% for step in cell.steps %}{% if step -%}
+<td class="s-{{ step.status }}{% if step.up %} up{% endif %}"><button type="button" class="c" data-c="{{ row.i }} {{ cell.li }} {{ step.si }}">{{ sym[step.status] }} {{ step.passed }}/{{ step.total }}</button></td>
+{%- else %}<td class="s-none">{{ sym[None] }}</td>{% endif %}{% endfor %}{% endif -%}
+{%- endfor -%}
+<td class="score">{{ row.passed }}/{{ row.total }}</td>
+{%- endif %}{{ change_cell(row.change) }}</tr>
+{% endmacro -%}
+{%- if page -%}
 <!DOCTYPE html>
 <html lang="{{ lang }}" data-ui="{{ lang }}">
 <head>
@@ -108,26 +132,8 @@ data-i18n="{{ key }}" data-title data-args='{{ kwargs|json_text }}' title="{{ la
 </tr></thead>
 <tbody id="rows">
 {% for row in rows -%}
-<tr{% if row.classes %} class="{{ row.classes }}"{% endif %} data-i="{{ row.i }}" data-name="{{ row.name }}" data-sev="{{ row.sev }}" data-score="{{ row.ratio }}" data-has="{{ row.present }}" data-fail="{{ row.not_passing }}" data-chg="{{ row.chg }}" data-up="{{ row.up }}">
-{#- #}<th class="host" scope="row">{% if row.error %}{{ row.name }}{% else %}<button type="button" class="hn" data-h="{{ row.i }}">{{ row.name }}</button>{% endif %}<span class="lang">{{ row.lang }}</span>
-{%- if row.carried %}<span class="old" {{ tip("earlier", time=row.graded_at) }}>↺</span>{% endif -%}
-{%- if row.kept %}<span class="kept" {{ tip("kept", time=row.graded_at, at=row.kept.at, kind=label(row.kept.kind)) }}>⚠ {{ row.graded_at }}</span>{% endif %}</th>
-{%- if row.error -%}
-<td class="env-error" colspan="{{ ncols + 1 }}"><button type="button" class="c" data-c="{{ row.i }}"><span class="kind">{{ l(row.error.kind) }}</span>{{ l("env_error") }}: {{ row.error.message }}</button></td>
+{{ row }}
 {%- else -%}
-{%- for cell in row.labs -%}
-{%- if cell.state == "none" %}<td class="s-none" colspan="{{ cell.span }}">{{ sym[None] }}</td>
-{%- elif cell.state == "error" -%}
-<td class="s-ERROR lab-error" colspan="{{ cell.span }}"><button type="button" class="c" data-c="{{ row.i }} {{ cell.li }}">{{ sym.ERROR }} {{ l("lab_error") }}: {{ cell.message }}</button></td>
-{%- elif cell.state == "not_started" -%}
-<td class="s-NOT_STARTED" colspan="{{ cell.span }}"><button type="button" class="c" data-c="{{ row.i }} {{ cell.li }} 0">{{ sym.NOT_STARTED }} {{ l("not_started") }} 0/{{ cell.total }}</button></td>
-{%- else %}{% for step in cell.steps %}{% if step -%}
-<td class="s-{{ step.status }}{% if step.up %} up{% endif %}"><button type="button" class="c" data-c="{{ row.i }} {{ cell.li }} {{ step.si }}">{{ sym[step.status] }} {{ step.passed }}/{{ step.total }}</button></td>
-{%- else %}<td class="s-none">{{ sym[None] }}</td>{% endif %}{% endfor %}{% endif -%}
-{%- endfor -%}
-<td class="score">{{ row.passed }}/{{ row.total }}</td>
-{%- endif %}{{ change_cell(row.change) }}</tr>
-{% else -%}
 <tr><td colspan="{{ ncols + 2 }}">{{ l("no_hosts") }}</td></tr>
 {% endfor -%}
 </tbody></table>
@@ -137,6 +143,7 @@ data-i18n="{{ key }}" data-title data-args='{{ kwargs|json_text }}' title="{{ la
 <script>{{ script }}</script>
 </body>
 </html>
+{%- endif %}
 """
 
 # formats/html/report.css

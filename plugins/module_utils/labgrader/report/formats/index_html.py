@@ -9,21 +9,20 @@ the module through html_assets.py, generated from the files (docs/report-format.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html
 import json
 
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats import html_assets
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.page_data import page_data, script_json
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats import html_assets, page_data
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.page_data import script_json
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.history import SCHEMA
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import LABELS, label
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import xml_safe
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import (
     NOT_STARTED,
     class_rates,
-    compute_counts,
     host_score,
-    lab_columns,
     lab_not_started,
     most_failed,
     step_title,
@@ -65,10 +64,21 @@ def escaped(value):
     return Markup(html.escape(xml_safe(value), quote=True))
 
 
+@functools.cache
 def _template():
     env = Environment(autoescape=True, finalize=escaped, keep_trailing_newline=True, undefined=StrictUndefined)
     env.filters["json_text"] = lambda value: json.dumps(value, ensure_ascii=False)
     return env.from_string(html_assets.TEMPLATE)
+
+
+def _labels(lang):
+    return lambda key, **params: label(lang, key, **params)
+
+
+@functools.cache
+def _macros(lang):
+    """The template's macros in `lang` (the template with page=False renders nothing else)."""
+    return _template().make_module({"page": False, "label": _labels(lang), "sym": SYMBOLS_SHOWN})
 
 
 def pass_rates(hosts, columns):
@@ -231,28 +241,34 @@ def _partial(run):
             "previous": previous is not None, "time": previous["generated_at"] if previous else ""}
 
 
-def build_html(hosts, generated_at, lang="en", title="", run=None, render_message=None, render_hint=None, history=()):
-    """The page of `hosts` (the class view of one run); render_message/render_hint render a
-    check's message and hint in another language (page_data.translations)."""
-    lang = lang if lang in LABELS else "en"
-    columns = lab_columns(hosts)
-    counts = compute_counts(hosts)
+def _ncols(columns):
+    return sum(max(1, len(lab["steps"])) for lab in columns)
+
+
+def host_part(host, ctx):
+    """A host's row of the matrix (HTML) and its part of the page's JSON (page_data)."""
+    lang = ctx.lang if ctx.lang in LABELS else "en"
+    return {"row": _macros(lang).matrix_row(_row(ctx.row, host, ctx.columns, lang), _ncols(ctx.columns)),
+            "data": page_data.host_part(host, ctx.columns)}
+
+
+def assemble(view, parts):
+    """The page of the class view (one run), its rows and JSON from the hosts' parts."""
+    hosts, columns, run = view.hosts, view.columns, view.run
+    lang = view.lang if view.lang in LABELS else "en"
+    counts = view.grades["counts"]
     previous = (run or {}).get("previous")
     return _template().render(
-        lang=lang, csp=Markup(CSP), schema=SCHEMA, title=title, page_title=title or LABELS[lang]["title"],
-        generated_at=generated_at, css=Markup(STYLE), script=Markup(SCRIPT),
-        label=lambda key, **params: label(lang, key, **params), languages=LANGUAGE_NAMES,
+        page=True, lang=lang, csp=Markup(CSP), schema=SCHEMA, title=view.title,
+        page_title=view.title or LABELS[lang]["title"], generated_at=view.generated_at, css=Markup(STYLE),
+        script=Markup(SCRIPT), label=_labels(lang), languages=LANGUAGE_NAMES,
         statuses=STATUSES, sym=SYMBOLS_SHOWN, filters=FILTERS, sorts=SORTS, counts=counts,
         partial=_partial(run), columns=_columns(hosts, columns, lang), teach=_teach(hosts, columns, lang),
-        progress=_progress(list(history), columns, lang), spark=(SPARK_WIDTH, SPARK_HEIGHT),
-        ncols=sum(max(1, len(lab["steps"])) for lab in columns),
+        progress=_progress(view.grades["history"], columns, lang), spark=(SPARK_WIDTH, SPARK_HEIGHT),
+        ncols=_ncols(columns),
         pass_percent=round(100 * counts[PASS] / counts["total"]) if counts["total"] else 0,
         with_change=previous is not None, previous_time=previous["generated_at"] if previous is not None else "",
         progressed=sum(1 for h in hosts if (h.get("change") or {}).get("change") in ("progressed", "mixed")),
-        rows=[_row(row_index, host, columns, lang) for row_index, host in enumerate(hosts)],
-        data_json=Markup(script_json(page_data(hosts, columns, render_message, render_hint))),
+        rows=[part["row"] for part in parts],
+        data_json=Markup(page_data.assemble([part["data"] for part in parts], columns)),
         labels_json=Markup(script_json(LABELS)))
-
-
-def render(view):
-    return build_html(view.hosts, view.generated_at, view.lang, view.title, view.run, history=view.grades["history"])

@@ -122,6 +122,11 @@ def build_learner_text(host, generated_at):
     return "\n".join(lines)
 
 
-def render(view):
+def host_part(host, ctx):
+    """(learners/<host>.txt, its text)."""
+    return learner_file_name(host["host"]), build_learner_text(host, ctx.generated_at)
+
+
+def assemble(view, parts):
     """{learners/<host>.txt: text} for every host of the class view."""
-    return {learner_file_name(h["host"]): build_learner_text(h, view.generated_at) for h in view.hosts}
+    return dict(parts)

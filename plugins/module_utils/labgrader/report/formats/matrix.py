@@ -10,11 +10,10 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import kind_label
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import display_width, term_safe
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import (
-    compute_counts,
     host_errors,
     host_score,
-    lab_columns,
     lab_not_started,
+    name_width,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import (
     ASCII_SYMBOLS,
@@ -89,56 +88,67 @@ def pad(text, width):
     return text + " " * max(0, width - display_width(text))
 
 
-def build_matrix(hosts, index_path="", ascii_only=False, generated_at="", width=MATRIX_WIDTH, run=None):
-    """The compact class matrix for the terminal, one line per host, then a summary."""
+def _widths(columns):
+    return {lab["id"]: max(1, len(lab["steps"]), min(12, len(lab["id"]))) for lab in columns}
+
+
+def host_part(host, ctx):
+    """A host's lines of the matrix, and whether it has a lab not started (the legend says so)."""
+    sym = ASCII_SYMBOLS if ctx.ascii_only else SYMBOLS
+    widths, width = _widths(ctx.columns), MATRIX_WIDTH
+    idle = any(lab_not_started(lab) for lab in host["labs"].values())
+    name = pad(fit(term_safe(host["host"]), ctx.name_width), ctx.name_width)
+    if host["state"] == "error":
+        error = host["error"]
+        return {"lines": with_cause(f"{name}  {sym[ERROR]} {kind_label(error['kind'])}",
+                                    term_safe(error_cause(error["message"])), width), "idle": idle}
+    line = name
+    for lab in ctx.columns:
+        result = host["labs"].get(lab["id"])
+        if result is None:
+            cells = sym[None] * max(1, len(lab["steps"]))
+        elif result["error"]:
+            cells = sym[ERROR] * max(1, len(lab["steps"]))
+        elif lab_not_started(result):
+            cells = NOT_STARTED_SYMBOLS[ctx.ascii_only] * len(result["steps"])
+        else:
+            by_step = {s["step"]: s["status"] for s in result["steps"]}
+            cells = "".join(sym[by_step.get(s["step"])] for s in lab["steps"])
+        line += "  " + pad(cells, widths[lab["id"]])
+    score = host_score(host)
+    line += f"  {score['passed']}/{score['total']}"
+    lab_errors = [f"{term_safe(lab_id)}: {term_safe(lab['error']['message'])}"
+                  for lab_id, lab in host["labs"].items() if lab["error"]]
+    if lab_errors:
+        line += f"  {sym[ERROR]} " + "; ".join(lab_errors)
+    if (host.get("change") or {}).get("change") == "carried":
+        line += f"  (earlier run, {host['graded_at']})"
+    attempt = host.get("failed_attempt")
+    if attempt:  # the last grades kept (history.keep_last_grades): say they are not this run's
+        line += f"  (grades of {host['graded_at']})"
+    lines = [fit(line, width)]
+    if attempt:
+        lines += with_cause(f"  {sym[ERROR]} re-grade {attempt['at']} failed, {kind_label(attempt['kind'])}",
+                            term_safe(error_cause(attempt["message"])), width)
+    return {"lines": lines, "idle": idle}
+
+
+def assemble(view, parts, index_path=""):
+    """The compact class matrix for the terminal, one line per host (their parts), then a
+    summary; `index_path` is where index.html is written ("" in check mode)."""
+    hosts, width, ascii_only = view.hosts, MATRIX_WIDTH, view.ascii_only
     sym = ASCII_SYMBOLS if ascii_only else SYMBOLS
-    columns = lab_columns(hosts)
-    name_width = min(24, max([4] + [display_width(term_safe(h["host"])) for h in hosts]))
-    widths = {lab["id"]: max(1, len(lab["steps"]), min(12, len(lab["id"]))) for lab in columns}
-    lines = []
-    header = pad("host", name_width)
-    for lab in columns:
+    widths = _widths(view.columns)
+    header = pad("host", name_width(h["host"] for h in hosts))
+    for lab in view.columns:
         w = widths[lab["id"]]
         header += "  " + pad(fit(term_safe(lab["id"]), w), w)
-    lines.append((header + "  score").rstrip())
-    for host in hosts:
-        name = pad(fit(term_safe(host["host"]), name_width), name_width)
-        if host["state"] == "error":
-            error = host["error"]
-            lines += with_cause(f"{name}  {sym[ERROR]} {kind_label(error['kind'])}",
-                                term_safe(error_cause(error["message"])), width)
-            continue
-        line = name
-        for lab in columns:
-            result = host["labs"].get(lab["id"])
-            if result is None:
-                cells = sym[None] * max(1, len(lab["steps"]))
-            elif result["error"]:
-                cells = sym[ERROR] * max(1, len(lab["steps"]))
-            elif lab_not_started(result):
-                cells = NOT_STARTED_SYMBOLS[ascii_only] * len(result["steps"])
-            else:
-                by_step = {s["step"]: s["status"] for s in result["steps"]}
-                cells = "".join(sym[by_step.get(s["step"])] for s in lab["steps"])
-            line += "  " + pad(cells, widths[lab["id"]])
-        score = host_score(host)
-        line += f"  {score['passed']}/{score['total']}"
-        lab_errors = [f"{term_safe(lab_id)}: {term_safe(lab['error']['message'])}"
-                      for lab_id, lab in host["labs"].items() if lab["error"]]
-        if lab_errors:
-            line += f"  {sym[ERROR]} " + "; ".join(lab_errors)
-        if (host.get("change") or {}).get("change") == "carried":
-            line += f"  (earlier run, {host['graded_at']})"
-        attempt = host.get("failed_attempt")
-        if attempt:  # the last grades kept (history.keep_last_grades): say they are not this run's
-            line += f"  (grades of {host['graded_at']})"
-        lines.append(fit(line, width))
-        if attempt:
-            lines += with_cause(f"  {sym[ERROR]} re-grade {attempt['at']} failed, {kind_label(attempt['kind'])}",
-                                term_safe(error_cause(attempt["message"])), width)
+    lines = [(header + "  score").rstrip()]
+    for part in parts:
+        lines += part["lines"]
     if not hosts:
         lines.append("(no host records)")
-    counts = compute_counts(hosts)
+    counts = view.grades["counts"]
     lines.append(
         f"hosts: {counts['hosts_graded']} graded, {counts['hosts_in_error']} in error | checks: "
         f"{counts[PASS]} pass, {counts[FAIL]} fail, {counts[PENDING]} pending, {counts[ERROR]} error"
@@ -153,12 +163,12 @@ def build_matrix(hosts, index_path="", ascii_only=False, generated_at="", width=
                 line = " "
             line += item
         lines.append(line.rstrip(","))
-    idle = any(lab_not_started(lab) for h in hosts for lab in h["labs"].values())
+    idle = any(part["idle"] for part in parts)
     lines.append(f"legend: {sym[PASS]} pass  {sym[FAIL]} fail  {sym[PENDING]} pending  "
                  f"{sym[ERROR]} error  {sym[None]} not graded"
                  + (f"  {NOT_STARTED_SYMBOLS[ascii_only]} not started" if idle else "")
-                 + (f"  ({generated_at})" if generated_at else ""))
-    lines += [fit(line, width) for line in run_lines(hosts, run)]
+                 + (f"  ({view.generated_at})" if view.generated_at else ""))
+    lines += [fit(line, width) for line in run_lines(hosts, view.run)]
     lines.append(f"report: {term_safe(index_path)}" if index_path else "report: not written (check mode)")
     return "\n".join(lines)
 
@@ -186,8 +196,3 @@ def run_lines(hosts, run):
                 + f", {counts.get('unchanged', 0)} unchanged")
         lines.append(line)
     return lines
-
-
-def render(view, index_path="", ascii_only=False):
-    """The matrix of `view`; `index_path` is where index.html is written ("" in check mode)."""
-    return build_matrix(view.hosts, index_path, ascii_only, view.generated_at, run=view.run)

@@ -37,17 +37,20 @@ def translations(check, host_lang, render_message=None, render_hint=None):
 
 
 class _Interner:
-    """Identical detail rows are stored once in the page (most learners share most rows)."""
+    """Identical detail rows are stored once in the page (most learners share most rows): each
+    item once, as its JSON text, in the order first seen."""
 
     def __init__(self):
-        self.items, self.index = [], {}
+        self.texts, self.index = [], {}
 
     def add(self, item):
-        key = json.dumps(item, ensure_ascii=False, sort_keys=True)
-        if key not in self.index:
-            self.index[key] = len(self.items)
-            self.items.append(item)
-        return self.index[key]
+        return self.add_text(json.dumps(item, ensure_ascii=False, separators=(",", ":")))
+
+    def add_text(self, text):
+        if text not in self.index:
+            self.index[text] = len(self.texts)
+            self.texts.append(text)
+        return self.index[text]
 
 
 def _shown_cut(value, limit=4000):
@@ -55,41 +58,58 @@ def _shown_cut(value, limit=4000):
     return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
 
 
-def page_data(hosts, columns, render_message=None, render_hint=None):
-    """The JSON the page's script reads to show a cell's details: labs, interned check rows, hosts."""
+def host_part(host, columns):
+    """A host's part of the page's JSON: its entry of `hosts`, with the ids of its detail rows
+    and first-pass times in its own lists `rows` and `times` (assemble makes them the page's)."""
     rows, times = _Interner(), _Interner()
-    out_hosts = []
-    for host in hosts:
-        entry = {"n": xml_safe(host["host"]), "l": host["lang"], "g": host.get("graded_at", ""), "e": None, "s": [],
-                 "f": _first_passed(host, columns, times)}
-        if host["state"] == "error":
-            error = host["error"]
-            entry["e"] = {"k": error["kind"], "m": xml_safe(error["message"]),
-                          "d": xml_safe(json.dumps(error["details"], ensure_ascii=False, indent=2, sort_keys=True))}
-        for lab in columns:
-            result = host["labs"].get(lab["id"])
-            if result is None:
-                entry["s"].append(None)
-            elif result["error"]:
-                entry["s"].append({"k": result["error"]["kind"], "e": xml_safe(result["error"]["message"])})
-            else:
-                by_step = {s["step"]: s for s in result["steps"]}
-                cells = []
-                for column in lab["steps"]:
-                    step = by_step.get(column["step"])
-                    if step is None:
-                        cells.append(None)
-                        continue
-                    ids = []
-                    for check in step["checks"]:
-                        message, hint = translations(check, host["lang"], render_message, render_hint)
-                        ids.append(rows.add([xml_safe(check["check"]), check["status"], _safe_texts(message),
-                                             _shown_cut(check["expected"]), _shown_cut(check["found"]),
-                                             _safe_texts(hint)]))
-                    cells.append([step["status"], ids])
-                entry["s"].append(cells)
-        out_hosts.append(entry)
-    return {
+    entry = {"n": xml_safe(host["host"]), "l": host["lang"], "g": host.get("graded_at", ""), "e": None, "s": [],
+             "f": _first_passed(host, columns, times)}
+    if host["state"] == "error":
+        error = host["error"]
+        entry["e"] = {"k": error["kind"], "m": xml_safe(error["message"]),
+                      "d": xml_safe(json.dumps(error["details"], ensure_ascii=False, indent=2, sort_keys=True))}
+    for lab in columns:
+        result = host["labs"].get(lab["id"])
+        if result is None:
+            entry["s"].append(None)
+        elif result["error"]:
+            entry["s"].append({"k": result["error"]["kind"], "e": xml_safe(result["error"]["message"])})
+        else:
+            by_step = {s["step"]: s for s in result["steps"]}
+            cells = []
+            for column in lab["steps"]:
+                step = by_step.get(column["step"])
+                if step is None:
+                    cells.append(None)
+                    continue
+                ids = []
+                for check in step["checks"]:
+                    message, hint = translations(check, host["lang"])
+                    ids.append(rows.add([xml_safe(check["check"]), check["status"], _safe_texts(message),
+                                         _shown_cut(check["expected"]), _shown_cut(check["found"]),
+                                         _safe_texts(hint)]))
+                cells.append([step["status"], ids])
+            entry["s"].append(cells)
+    return {"entry": entry, "rows": rows.texts, "times": times.texts}
+
+
+def _in_page(entry, rows, times):
+    """`entry` with its own row and time ids replaced by the page's (lists: own id -> page id)."""
+    first = [None if ids is None else [-1 if i == -1 else times[i] for i in ids] for ids in entry["f"]]
+    cells = [lab if not isinstance(lab, list) else [None if cell is None else [cell[0], [rows[i] for i in cell[1]]]
+                                                    for cell in lab] for lab in entry["s"]]
+    return {**entry, "s": cells, "f": first}
+
+
+def assemble(parts, columns):
+    """script_json of the page's JSON (labs, detail rows interned over the class, hosts) from
+    the hosts' parts, in the class view's order: what the page's script reads to show a cell."""
+    rows, times, hosts = _Interner(), _Interner(), []
+    for part in parts:
+        entry = _in_page(part["entry"], [rows.add_text(t) for t in part["rows"]],
+                         [times.add_text(t) for t in part["times"]])
+        hosts.append(script_json(entry))
+    head = {
         "langs": list(LANGUAGES),
         "sym": {status: SYMBOLS[status] for status in STATUSES},
         "sev": SEVERITY,
@@ -97,10 +117,14 @@ def page_data(hosts, columns, render_message=None, render_hint=None):
                   "steps": [{"step": s["step"], "title": xml_safe(s["title"]),
                              "titles": {k: xml_safe(v) for k, v in s["titles"].items()}} for s in lab["steps"]]}
                  for lab in columns],
-        "rows": rows.items,
-        "times": times.items,
-        "hosts": out_hosts,
     }
+    texts = {key: script_json(value) for key, value in head.items()}
+    texts.update(rows=_escaped_list(rows.texts), times=_escaped_list(times.texts), hosts="[" + ",".join(hosts) + "]")
+    return "{" + ",".join(f"{json.dumps(key)}:{text}" for key, text in texts.items()) + "}"
+
+
+def _escaped_list(texts):
+    return "[" + ",".join(_script_escaped(t) for t in texts) + "]"
 
 
 def _first_passed(host, columns, times):
@@ -124,5 +148,8 @@ def _safe_texts(texts):
 def script_json(value):
     """JSON for a <script type="application/json">: no record text can end the element or open a
     comment in it, because <, > and & are written as JSON escapes."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _script_escaped(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
+def _script_escaped(text):
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
