@@ -32,8 +32,9 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.verdic
 
 from tests.grader.test_grading import Clock
 
-SLOW_VALIDATE = "#!/bin/sh\nsleep 6\nexit 0\n"  # well inside its own 30 s timeout; two runs (12 s) exceed
-# the probes' 10.5 s however fast the sandbox is staged (at 5 s, two runs fit on the CI machine), one fits
+SLOW_VALIDATE = "#!/bin/sh\nsleep 8\nexit 0\n"  # well inside its own 30 s timeout; two runs (16 s) exceed
+# the probes' 15 s (of a 40 s budget) however fast the sandbox is staged, one fits with 7 s to spare
+# for staging it (under load 10 staging took more than the 4.5 s that a 6 s run in 10.5 s left)
 
 
 def host_params(host, labs, time_budget):
@@ -55,8 +56,8 @@ def shown(result):
 
 def two_lab_host(fake_api):
     """The golden capa-src world plus cgoa-ci's golden workspace and bare repo, whose
-    validate.sh (and so the pre-receive gate) takes 6 s a run; no probes.json, so the probes run
-    for real: their eight runs would take 48 s."""
+    validate.sh (and so the pre-receive gate) takes 8 s a run; no probes.json, so the probes run
+    for real: their eight runs would take 64 s."""
     host = fake_api.world("capa-src/golden.yaml")
     ci = fake_api.world("cgoa-ci/golden.yaml")
     shutil.copytree(ci / "root" / "cgoa-ci", host / "root" / "cgoa-ci", symlinks=True)
@@ -69,17 +70,17 @@ def two_lab_host(fake_api):
 
 def test_a_lab_whose_probes_eat_their_share_leaves_the_next_lab_its_own(fake_api):
     host = two_lab_host(fake_api)
-    alone = grade_host(host_params(host, ["capa-src"], 28))["labs"]["capa-src"]
+    alone = grade_host(host_params(host, ["capa-src"], 40))["labs"]["capa-src"]
     assert {status for status, _ in shown(alone).values()} == {"PASS"}
     started = time.monotonic()
-    both = grade_host(host_params(host, ["cgoa-ci", "capa-src"], 28))["labs"]
-    assert time.monotonic() - started < 28
+    both = grade_host(host_params(host, ["cgoa-ci", "capa-src"], 40))["labs"]
+    assert time.monotonic() - started < 40
     assert shown(both["capa-src"]) == shown(alone)
     ci = shown(both["cgoa-ci"])
-    # The first run (6 s, after 0.3-1 s of staging the sandbox) fits the probes' 10.5 s and is
+    # The first run (8 s, after 0.3-1 s of staging the sandbox) fits the probes' 15 s and is
     # the script's own verdict; the second cannot finish in what is left and is cut.
     assert ci["cgoa-ci.4.validate-accepts-valid"] == ("PASS", "validate.sh accepts a valid Deployment: exit code 0")
-    cut = ("ERROR", "the grader ran out of time for the probes of lab cgoa-ci (10.5 s of its 14 s share of the 28 s "
+    cut = ("ERROR", "the grader ran out of time for the probes of lab cgoa-ci (15 s of its 20 s share of the 40 s "
                     "budget) before it could run {} to the end")
     for check in ("validate-rejects-string-replicas", "validate-rejects-unknown-field", "validate-rejects-mixed"):
         assert ci[f"cgoa-ci.4.{check}"] == (cut[0], cut[1].format("validate.sh"))
