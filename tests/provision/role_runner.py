@@ -37,7 +37,7 @@ class RoleRunner:
     def fake(self, name: str) -> str:
         return str(self.bin / name)
 
-    def __call__(self, role: str, tasks: str, variables: dict, rules: list[dict] | None = None) -> Run:
+    def __call__(self, role: str, tasks: str, variables: dict, rules: list[dict] | None = None, check: bool = False) -> Run:
         self.log.write_text("")
         extra = self.tmp / "vars.json"
         extra.write_text(json.dumps({"test_role": role, "test_tasks": tasks, "lab_root": str(self.tmp / "root")} | variables))
@@ -51,6 +51,7 @@ class RoleRunner:
                 "-e",
                 f"@{extra}",
                 "tests/provision/run_tasks.yml",
+                *(["--check"] if check else []),
             ],
             extra_env={"FAKE_LOG": str(self.log), "FAKE_RULES": json.dumps(rules or [])},
         )
