@@ -142,6 +142,7 @@ class ClassReport:
             self.generated_at, self.lang, run, class_history(self.previous, hosts, self.generated_at))
         view = ReportView(hosts, self.generated_at, self.lang, self.title, run, grades, self.ascii_only, columns)
         index_path = os.path.join(self.report_dir, index_html.FILE) if self.report_dir else ""
+        errors = host_errors(this_run)
         return {
             "generated_at": self.generated_at,
             "hosts": hosts,
@@ -151,8 +152,8 @@ class ClassReport:
                          **learner_text.assemble(view, of[learner_text])},
             "matrix": matrix.assemble(view, of[matrix], index_path),
             "counts": grades["counts"],
-            "hosts_in_error": [e["host"] for e in host_errors(this_run)],
-            "host_errors": host_errors(this_run),
+            "hosts_in_error": [e["host"] for e in errors],
+            "host_errors": errors,
             "learner_failures": learner_failures(this_run),
             "failing_learners": [h["host"] for h in this_run if learner_failures([h])],
             "changes": {h["host"]: h["change"] for h in hosts if h.get("change")},

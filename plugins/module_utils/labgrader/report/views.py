@@ -184,7 +184,7 @@ class HostContext:
     """What a host's part of every format depends on besides the host itself (formats/): the
     run's time and language, the terminal's symbols, the class's lab columns, the host's row in
     the class view and the matrix's name column. A part rendered before the class was complete
-    is rendered again when `key` differs from the finished class's (report/stream.py)."""
+    is rendered again when `key` differs from the finished class's (build.py ClassReport.finish)."""
 
     __slots__ = ("ascii_only", "columns", "generated_at", "key", "lang", "name_width", "row")
 

@@ -12,7 +12,7 @@ TEMPLATE = r"""{#- The class report page (formats/index_html.py renders it). Eve
     the script elements and the CSS and JS files are written as they are. Whitespace control
     ({%- and -%}) keeps the page's bytes what they were when it was built from strings. Rendered
     with page=False it only defines the macros: each host's matrix_row is rendered as its result
-    arrives (report/stream.py) and the page takes the rows as they are. -#}
+    arrives (report/build.py) and the page takes the rows as they are. -#}
 {%- macro l(key) -%}
 <span data-i18n="{{ key }}"{% if kwargs %} data-args='{{ kwargs|json_text }}'{% endif %}>{{ label(key, **kwargs) }}</span>
 {%- endmacro -%}

@@ -124,7 +124,7 @@ def host_part(host, ctx):
     if (host.get("change") or {}).get("change") == "carried":
         line += f"  (earlier run, {host['graded_at']})"
     attempt = host.get("failed_attempt")
-    if attempt:  # the last grades kept (history.keep_last_grades): say they are not this run's
+    if attempt:  # the last grades kept (history.kept_grades): say they are not this run's
         line += f"  (grades of {host['graded_at']})"
     lines = [fit(line, width)]
     if attempt:
