@@ -317,3 +317,50 @@ def test_the_learner_card_shows_what_lab_check_really_prints(half_done, tmp_path
     code, out = lab_check(write_config(half_done, tmp_path, lang=lang))
     assert code == 1
     assert card_example(REPO_ROOT / "docs" / "labs" / f"lab-check.{lang}.md") == out.replace(str(half_done), "")
+
+
+# What runs on the VM imports only what the VM has: the standard library, the grader's library
+# (shipped under ansible_collections) and the grader runtime's pinned closure
+# (roles/grader_runtime/files/grader-runtime-hashes.txt). The controller's venv has more (jinja2,
+# ansible), so a plain import here would not notice: the VM found `lab check` failing with
+# "No module named 'jinja2'" (docs/real-vm.md, defect 4).
+RUNTIME_PINS = REPO_ROOT / "roles" / "grader_runtime" / "files" / "grader-runtime-hashes.txt"
+ONLY_THE_VMS_PACKAGES = """
+import importlib.abc, sys
+allowed = set(sys.argv[1].split(","))
+class OnlyTheVMsPackages(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        top = name.partition(".")[0]
+        if top in sys.stdlib_module_names or top in allowed:
+            return None
+        raise ModuleNotFoundError(f"No module named {top!r} on the VM", name=top)
+sys.meta_path.insert(0, OnlyTheVMsPackages())
+importlib.import_module(sys.argv[2])
+print("imported")
+"""
+
+
+def vm_import_names() -> set[str]:
+    """The top-level names the grader runtime's pinned distributions install."""
+    from importlib.metadata import packages_distributions
+
+    def canonical(name):
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    pins = {canonical(line.split("==")[0]) for line in RUNTIME_PINS.read_text().splitlines()
+            if "==" in line and not line.lstrip().startswith("#")}
+    return {top for top, dists in packages_distributions().items() if any(canonical(d) in pins for d in dists)}
+
+
+@pytest.mark.parametrize("module, extra", [
+    ("ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.lab_command", set()),
+    # lab_grade's own code: AnsiballZ ships ansible's module_utils with it.
+    ("ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runner", {"ansible"}),
+])
+def test_what_runs_on_the_vm_imports_only_the_grader_runtime(module, extra):
+    allowed = {"ansible_collections", *vm_import_names(), *extra}
+    assert "yaml" in allowed and "kubernetes" in allowed and "jinja2" not in allowed
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, "-c", ONLY_THE_VMS_PACKAGES, ",".join(sorted(allowed)), module],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert (done.returncode, done.stderr.strip().splitlines()[-1:], done.stdout) == (0, [], "imported\n")

@@ -7,7 +7,7 @@ index.html, learners/<host>.txt and the terminal matrix (docs/report-format.md).
     views.py       what every format derives (columns, scores, counts) and ReportView
     history.py     the previous run's class view, partial runs merged into it, who progressed
     labels.py      the report's own words in every language
-    formats/       one module per format: a host's part, the whole from the parts (formats/__init__.py)
+    formats/       one module per format: a host's part, the whole from the parts (formats/registry.py)
     build.py       one run's report, host by host as records arrive or all at once (nothing written)
     files.py       the only writer: the report folder and `latest`
 

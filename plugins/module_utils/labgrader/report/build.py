@@ -13,13 +13,12 @@ import os
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.printable import printable_value
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.redaction import scrub_value
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats import (
-    CLASS_FILES,
-    FORMATS,
     grades_json,
     index_html,
     learner_text,
     matrix,
 )
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.registry import CLASS_FILES, FORMATS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.history import (
     attach_first_passed,
     class_history,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats import CLASS_FILES
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.registry import CLASS_FILES
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.history import LATEST
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import stamp_utc
 
