@@ -66,7 +66,7 @@ def serve(spec_path):
     from ansible_collections.gitops_lab.grader.plugins.plugin_utils.collector import Collector, CollectorServer
 
     spec = json.loads(Path(spec_path).read_text())
-    collector = Collector(spec["hosts"], spec["digests"], report_dir=spec["report_dir"])
+    collector = Collector(spec["hosts"], spec["digests"], spec["run"], report_dir=spec["report_dir"])
     server = CollectorServer(("127.0.0.1", 0), collector)
     ready = os.times()
     print(server.server_address[1], flush=True)
@@ -102,9 +102,9 @@ def main(argv=None):
         tokens = issue_tokens(hosts)
         spec = {"hosts": {host: {"labs": labs, "lang": "en"} for host in hosts},
                 "digests": {host: token_digest(token) for host, token in tokens.items()},
-                "report_dir": str(work / "reports" / "run"), "done_file": str(work / "pushed")}
+                "report_dir": str(work / "reports" / "run"), "done_file": str(work / "pushed"), "run": "bench"}
         (work / "spec.json").write_text(json.dumps(spec))
-        sizes = [len(push.envelope("learner0001", result)) for result in results]
+        sizes = [len(push.envelope("learner0001", spec["run"], result)) for result in results]
         collector = subprocess.Popen([sys.executable, "-m", "benchmarks.bench_push", "--serve", str(work / "spec.json")],
                                      stdout=subprocess.PIPE, text=True, cwd=bench_class.ROOT)
         url = f"http://127.0.0.1:{collector.stdout.readline().strip()}"
@@ -112,7 +112,7 @@ def main(argv=None):
         started = time.monotonic()
         def push_until_answered(i):  # as a VM's timer would: again when the collector was not reached
             for _attempt in range(PUSH_ATTEMPTS):
-                answer = push.push_result(url, hosts[i], tokens[hosts[i]], results[i % len(results)])
+                answer = push.push_result(url, hosts[i], tokens[hosts[i]], spec["run"], results[i % len(results)])
                 if answer[0]:
                     break
             return answer
