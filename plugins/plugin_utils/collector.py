@@ -66,14 +66,17 @@ class Collector:
     "lang": lab_lang}} (the grade_settings filter's shape, from the inventory); `digests`: {host:
     token_digest(token)}; `run`: the run's id, open from now until close(). The report's options
     are ClassReport's: `now` is the run's time, every pushed host's `graded_at`; `previous` the
-    class view `latest` showed before the run."""
+    class view `latest` showed before the run; `class_hosts` every host of the class when the run
+    grades fewer (-l: the report merges into that view)."""
 
-    def __init__(self, hosts, digests, run, now=None, previous=None, lang="en", title="", report_dir=""):
+    def __init__(self, hosts, digests, run, now=None, previous=None, lang="en", title="", report_dir="",
+                 class_hosts=None):
         self.hosts = {host: {"labs": enrolled_labs(settings["labs"]), "lang": settings.get("lang", "en")}
                       for host, settings in hosts.items()}
         self.digests = dict(digests)
         self.records = {}  # host -> its newest record, normalised and shown; the report owns it
-        self.report = ClassReport(list(self.hosts), lang, now, report_dir, title=title, class_hosts=list(self.hosts),
+        self.report = ClassReport(list(self.hosts), lang, now, report_dir, title=title,
+                                  class_hosts=class_hosts or list(self.hosts),
                                   previous=previous,
                                   columns=registry_columns({lab for s in self.hosts.values() for lab in s["labs"]}))
         self.run = run  # None once closed
@@ -223,6 +226,7 @@ class CollectorServer(http.server.ThreadingHTTPServer):
         super().__init__(address, PushHandler)
         self.collector = collector
         self.slots = threading.BoundedSemaphore(MAX_CONCURRENT)
+        self.tls = bool(tls)
         if tls:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(*tls)
