@@ -25,7 +25,8 @@ Each kept record is rendered at once into its parts of every report format (repo
 ClassReport.add), so that what is left after the last push is the report's assembly (finish).
 
 A VM learns that a run is open by polling (GET /v1/run/<host>, its token checked as a push's, no
-body read): 200 {"run": "<id>"} while the run is open, 204 once it is closed."""
+body read): 200 {"run": "<id>", "kept": false} while the run is open and has no record of the
+host, "kept": true once it has, 204 once the run is closed."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ import http.server
 import json
 import secrets
 import ssl
+import sys
 import threading
 import urllib.parse
 
@@ -95,13 +97,19 @@ class Collector:
         return 0, ""
 
     def poll(self, host, authorization):
-        """(HTTP status, body) of a VM's poll: 200 {"run": id} while the run is open, 204 once
-        it is closed; the token is checked as a push's."""
+        """(HTTP status, body) of a VM's poll: 200 {"run": id, "kept": whether this run has the
+        host's record} while the run is open, 204 once it is closed; the token is checked as a
+        push's."""
         status, message = self.authorised_host(host, authorization)
         if status:
             return status, message
-        run = self.run
-        return (200, json.dumps({"run": run})) if run is not None else (204, "")
+        with self.lock:
+            run, kept = self.run, host in self.records
+        if run is None:
+            return 204, ""
+        # "kept": this run has the host's record (a VM whose push timed out while the collector
+        # kept it does not grade and push again)
+        return 200, json.dumps({"run": run, "kept": kept})
 
     def close(self):
         """End the run: from now on a push is refused (409) and a poll answered 204; the records
@@ -220,6 +228,14 @@ class PushHandler(http.server.BaseHTTPRequestHandler):
 
 class CollectorServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
+    # connections waiting to be accepted: 1,000 VMs' timers bunch up, and the default 5 drops
+    # their SYNs (the client's connect then waits a second or more for its retry)
+    request_queue_size = 1024
+
+    def handle_error(self, request, client_address):
+        """A VM that gave up before its answer (its timeout) is not the collector's error."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
     def __init__(self, address, collector, tls=None):
         """`address`: (host, port), port 0 for any free one; `tls`: (certfile, keyfile) for HTTPS."""

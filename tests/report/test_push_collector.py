@@ -152,7 +152,7 @@ def test_a_poll_names_the_open_run_and_nothing_once_it_is_closed(server):
     url, collector, tokens, httpd = server
     assert push.poll_run(url, "learner01", tokens["learner01"]) == (RUN, 200, f"run {RUN} open")
     assert raw_request(httpd, "GET", "/v1/run/learner01", {"Authorization": f"Bearer {tokens['learner01']}"}) == (
-        200, f'{{"run": "{RUN}"}}\n')
+        200, f'{{"run": "{RUN}", "kept": false}}\n')
     collector.close()
     assert push.poll_run(url, "learner01", tokens["learner01"]) == (None, 204, "no run open")
     assert raw_request(httpd, "GET", "/v1/run/learner01", {"Authorization": f"Bearer {tokens['learner01']}"}) == (
@@ -168,7 +168,7 @@ def test_a_poll_is_checked_like_a_push_and_never_reads_a_body(server):
     assert raw_request(httpd, "GET", "/v1/run/learner01", {}) == (
         401, "a push needs its VM's token (Authorization: Bearer <token>)\n")
     declares_a_body = {"Authorization": f"Bearer {tokens['learner01']}", "Content-Length": "1000"}
-    assert raw_request(httpd, "GET", "/v1/run/learner01", declares_a_body) == (200, f'{{"run": "{RUN}"}}\n')
+    assert raw_request(httpd, "GET", "/v1/run/learner01", declares_a_body) == (200, f'{{"run": "{RUN}", "kept": false}}\n')
     assert raw_request(httpd, "PUT", "/v1/run/learner01", {}) == (
         405, "the collector only takes pushes (POST) and polls (GET /v1/run/<host>)\n")
     run, status, message = push.poll_run("http://127.0.0.1:1", "learner01", tokens["learner01"])
@@ -206,11 +206,26 @@ def test_a_vm_grades_once_per_run_and_remembers_the_run_it_pushed_for(server, tm
         202, "learner01: graded\n")
     assert state.read_text() == f"{RUN}\n" and len(gradings) == 1
     assert push.poll_and_push(url, "learner01", tokens["learner01"], str(state), grade) == (
-        200, f"run {RUN}: already pushed")
+        200, f"run {RUN}: this host's result is kept")
     assert len(gradings) == 1
     collector.close()
     assert push.poll_and_push(url, "learner01", tokens["learner01"], str(state), grade) == (204, "no run open")
     assert len(gradings) == 1
+
+
+def test_a_vm_that_did_not_hear_its_push_kept_does_not_grade_again(server, tmp_path):
+    """Its push timed out on the VM's side while the collector kept it: the poll says so."""
+    url, collector, tokens, httpd = server
+    pushed(collector, tokens, "learner01", graded())
+    assert raw_request(httpd, "GET", "/v1/run/learner01", {"Authorization": f"Bearer {tokens['learner01']}"}) == (
+        200, f'{{"run": "{RUN}", "kept": true}}\n')
+    never = []
+    assert push.poll_and_push(url, "learner01", tokens["learner01"], str(tmp_path / "push-run"), never.pop) == (
+        200, f"run {RUN}: this host's result is kept")
+    state = tmp_path / "push-run"  # and the state file alone stops a second grading
+    state.write_text(f"{RUN}\n")
+    assert push.poll_and_push(url, "learner02", tokens["learner02"], str(state), never.pop) == (
+        200, f"run {RUN}: already pushed")
 
 
 def test_a_vm_whose_push_is_refused_tries_again_at_its_next_run(server, tmp_path):

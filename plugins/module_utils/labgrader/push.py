@@ -82,8 +82,9 @@ def push_result(collector_url, host, token, run, result, cafile=None, timeout=PU
 
 
 def poll_run(collector_url, host, token, cafile=None, timeout=POLL_TIMEOUT):
-    """(the open run's id or None, HTTP status, message): 200 with the id while a run is open,
-    204 "no run open", the collector's refusal, or (None, 0, why) when it is not reached."""
+    """(the open run's id or None, HTTP status, message): 200 with the id while a run is open
+    that has no result of this host (None once it has), 204 "no run open", the collector's
+    refusal, or (None, 0, why) when it is not reached."""
     request = urllib.request.Request(poll_url(collector_url, host), method="GET",
                                      headers={"Authorization": f"Bearer {token}"})
     status, answer = exchange(collector_url, request, cafile, timeout)
@@ -92,11 +93,14 @@ def poll_run(collector_url, host, token, cafile=None, timeout=POLL_TIMEOUT):
     if status != 200:
         return None, status, answer
     try:
-        run = json.loads(answer).get("run")
+        open_run = json.loads(answer)
+        run, kept = open_run.get("run"), open_run.get("kept")
     except (ValueError, AttributeError):
-        run = None
+        run, kept = None, None
     if not valid_run(run):
         return None, 200, f"the collector's answer names no run: {answer[:120]!r}"
+    if kept is True:  # its push arrived, even if the VM did not hear the answer
+        return None, 200, f"run {run}: this host's result is kept"
     return run, 200, f"run {run} open"
 
 
