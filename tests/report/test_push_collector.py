@@ -5,6 +5,7 @@ own host, the size and schema bounds, and the registry's labs, steps and checks 
 from __future__ import annotations
 
 import http.client
+import http.server
 import json
 import threading
 
@@ -242,7 +243,39 @@ def test_a_vm_whose_push_is_refused_tries_again_at_its_next_run(server, tmp_path
     assert collector.records["learner01"]["state"] == "graded"
 
 
-def test_a_poll_answer_that_names_no_run_is_not_taken_as_one(tmp_path):
+class NotACollector(http.server.BaseHTTPRequestHandler):
+    """Answers every poll 200 with the class attribute `body`."""
+
+    body = b""
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    def log_message(self, format, *args):
+        pass
+
+
+@pytest.mark.parametrize("body", [b"not json", b'["run"]', b'{"run": "../../etc"}', b'{"run": 7}'])
+def test_a_poll_answer_that_names_no_run_is_not_taken_as_one(body, tmp_path):
+    handler = type("Answer", (NotACollector,), {"body": body})
+    httpd = http.server.HTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}"
+        assert push.poll_run(url, "learner01", "token") == (
+            None, 200, f"the collector's answer names no run: {body.decode()!r}")
+        never = []
+        assert push.poll_and_push(url, "learner01", "token", str(tmp_path / "push-run"), never.pop)[0] == 200
+        assert not (tmp_path / "push-run").exists()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_only_a_run_ids_characters_are_a_run(tmp_path):
     """The VM writes the run id to its state file: only a run id's characters are taken."""
     assert not push.valid_run("../../etc/passwd") and not push.valid_run("") and not push.valid_run(7)
     assert push.valid_run(RUN) and push.valid_run(f"{RUN}-2")
