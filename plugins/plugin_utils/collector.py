@@ -103,8 +103,9 @@ class Collector:
         status, message = self.authorised_host(host, authorization)
         if status:
             return status, message
-        with self.lock:
-            run, kept = self.run, host in self.records
+        # Not under self.lock, which a push holds while its parts are rendered: a poll is answered
+        # at once; a push kept a moment later is "kept" at the VM's next poll.
+        run, kept = self.run, host in self.records
         if run is None:
             return 204, ""
         # "kept": this run has the host's record (a VM whose push timed out while the collector
