@@ -23,6 +23,10 @@ import sys
 import threading
 from pathlib import Path
 
+from ansible.inventory.manager import InventoryManager
+from ansible.parsing.dataloader import DataLoader
+from ansible.vars.hostvars import HostVars
+from ansible.vars.manager import VariableManager
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.printable import printable
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.files import (
     plan_report_dir,
@@ -52,11 +56,6 @@ class SettingsRefused(Exception):
 def read_class(inventory_sources, group="learners", limit=None):
     """The run as grade.yml's settings check reads it from the inventory: (class_settings' options
     for the hosts of `group` that `limit` keeps, every host of the group, grade_report_dir)."""
-    from ansible.inventory.manager import InventoryManager
-    from ansible.parsing.dataloader import DataLoader
-    from ansible.vars.hostvars import HostVars
-    from ansible.vars.manager import VariableManager
-
     loader = DataLoader()
     inventory = InventoryManager(loader, sources=list(inventory_sources))
     hostvars = HostVars(inventory, VariableManager(loader=loader, inventory=inventory), loader)

@@ -235,3 +235,15 @@ def test_the_client_trusts_only_the_class_certificate(a_class, tmp_path, capsys)
     finally:
         run.close()
         run.shutdown()
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("{", "cannot be read: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
+    ('{"learner01": 7}', "are not an object of host: SHA-256"),
+])
+def test_grade_push_refuses_token_digests_it_cannot_read(a_class, capsys, text, why):
+    inventory, reports, _ = a_class
+    digests = reports / ".collector" / "tokens.json"
+    digests.write_text(text)
+    assert grade_push.main(["-i", str(inventory), "--listen", "127.0.0.1:0"]) == grade_push.SETTINGS_REFUSED
+    assert capsys.readouterr().err == f"grade-push: the class's token digests {digests} {why}\n"
