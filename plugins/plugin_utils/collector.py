@@ -11,7 +11,10 @@ A push is untrusted input, the VM's word as much as lab_grade's result is (docs/
 - bounded: the body's declared length is checked before a byte is read (MAX_PUSH_BYTES), the
   socket times out (a slow client holds a thread for READ_TIMEOUT at most) and at most
   MAX_CONCURRENT pushes are read at once (the rest are told 503, retry);
-- the envelope's schema (push.SCHEMA, exactly its three keys, a result in lab_grade's states);
+- the envelope's schema (push.SCHEMA, exactly its four keys, a result in lab_grade's states) and
+  its run: a collector serves one grading run (its id, the report folder's stamp); a push for
+  another run, or once the run is closed, is refused (409), so that a slow VM's result never
+  enters the next run's report;
 - the result itself exactly as the class report validates a pulled one (report/normalize.py,
   report/validate.py): only the labs the inventory enrolls the host in, each with the steps and
   checks the controller's registry declares, values no larger than the grader returns. A result
@@ -19,7 +22,11 @@ A push is untrusted input, the VM's word as much as lab_grade's result is (docs/
   the VM is told why (422).
 
 Each kept record is rendered at once into its parts of every report format (report/build.py,
-ClassReport.add), so that what is left after the last push is the report's assembly (finish)."""
+ClassReport.add), so that what is left after the last push is the report's assembly (finish).
+
+A VM learns that a run is open by polling (GET /v1/run/<host>, its token checked as a push's, no
+body read): 200 {"run": "<id>", "kept": false} while the run is open and has no record of the
+host, "kept": true once it has, 204 once the run is closed."""
 
 from __future__ import annotations
 
@@ -29,17 +36,19 @@ import http.server
 import json
 import secrets
 import ssl
+import sys
 import threading
 import urllib.parse
 
 from ansible_collections.gitops_lab.grader.plugins.filter.grading import grade_record
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.push import MAX_PUSH_BYTES, SCHEMA
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.push import MAX_PUSH_BYTES, SCHEMA, valid_run
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.build import ClassReport, shown
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.normalize import normalize_records
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import registry_columns
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.settings import enrolled as enrolled_labs
 
 PATH_PREFIX = "/v1/results/"
+POLL_PREFIX = "/v1/run/"
 READ_TIMEOUT = 10  # seconds a client may take to send its request
 MAX_CONCURRENT = 64  # pushes read at once; 1,000 VMs on timers spread over a minute need far fewer
 RESULT_STATES = ("graded", "error")
@@ -57,18 +66,24 @@ def token_digest(token):
 class Collector:
     """The class's pushed results of one grading run. `hosts`: {host: {"labs": lab_enrolled,
     "lang": lab_lang}} (the grade_settings filter's shape, from the inventory); `digests`: {host:
-    token_digest(token)}. The report's options are ClassReport's: `now` is the run's time, every
-    pushed host's `graded_at`; `previous` the class view `latest` showed before the run."""
+    token_digest(token)}; `run`: the run's id, open from now until close(). The report's options
+    are ClassReport's: `now` is the run's time, every pushed host's `graded_at`; `previous` the
+    class view `latest` showed before the run; `class_hosts` every host of the class when the run
+    grades fewer (-l: the report merges into that view)."""
 
-    def __init__(self, hosts, digests, now=None, previous=None, lang="en", title="", report_dir=""):
+    def __init__(self, hosts, digests, run, now=None, previous=None, lang="en", title="", report_dir="",
+                 class_hosts=None):
         self.hosts = {host: {"labs": enrolled_labs(settings["labs"]), "lang": settings.get("lang", "en")}
                       for host, settings in hosts.items()}
         self.digests = dict(digests)
         self.records = {}  # host -> its newest record, normalised and shown; the report owns it
-        self.report = ClassReport(list(self.hosts), lang, now, report_dir, title=title, class_hosts=list(self.hosts),
+        self.report = ClassReport(list(self.hosts), lang, now, report_dir, title=title,
+                                  class_hosts=class_hosts or list(self.hosts),
                                   previous=previous,
                                   columns=registry_columns({lab for s in self.hosts.values() for lab in s["labs"]}))
+        self.run = run  # None once closed
         self.lock = threading.Lock()
+        self.everyone_pushed = threading.Event()
 
     def authorised_host(self, host, authorization):
         """(HTTP status, message): 0 when `authorization` is the Bearer token of `host`."""
@@ -80,6 +95,28 @@ class Collector:
         if not hmac.compare_digest(token_digest(token), self.digests[host]):
             return 403, f"this token is not {host}'s: a result speaks only for its own host"
         return 0, ""
+
+    def poll(self, host, authorization):
+        """(HTTP status, body) of a VM's poll: 200 {"run": id, "kept": whether this run has the
+        host's record} while the run is open, 204 once it is closed; the token is checked as a
+        push's."""
+        status, message = self.authorised_host(host, authorization)
+        if status:
+            return status, message
+        # Not under self.lock, which a push holds while its parts are rendered: a poll is answered
+        # at once; a push kept a moment later is "kept" at the VM's next poll.
+        run, kept = self.run, host in self.records
+        if run is None:
+            return 204, ""
+        # "kept": this run has the host's record (a VM whose push timed out while the collector
+        # kept it does not grade and push again)
+        return 200, json.dumps({"run": run, "kept": kept})
+
+    def close(self):
+        """End the run: from now on a push is refused (409) and a poll answered 204; the records
+        kept so far are the run's (finish)."""
+        with self.lock:
+            self.run = None
 
     def accept(self, host, authorization, body):
         """Validate one push for `host` and keep its record. Returns (HTTP status, message)."""
@@ -95,12 +132,19 @@ class Collector:
         problem = envelope_problem(pushed, host)
         if problem:
             return (403 if "speaks only" in problem else 400), problem
+        if pushed["run"] != self.run:
+            return 409, f"run {pushed['run']} is closed"
         settings = self.hosts[host]
         raw = grade_record(pushed["result"], host, settings["lang"])
         record = shown(normalize_records([raw], [host], {host: settings["labs"]}))[0]
         with self.lock:
+            # checked again under the lock: after close() returns, no record enters the run
+            if pushed["run"] != self.run:
+                return 409, f"run {pushed['run']} is closed"
             self.records[host] = record
             self.report.add(record)
+            if len(self.records) == len(self.hosts):
+                self.everyone_pushed.set()
         error = record.get("error") or {}
         if record["state"] == "error" and error.get("message", "").startswith("result rejected: "):
             return 422, error["message"]
@@ -115,10 +159,12 @@ class Collector:
 
 def envelope_problem(pushed, host):
     """Why `pushed` is not a push.SCHEMA envelope for `host`, or None."""
-    if not isinstance(pushed, dict) or set(pushed) != {"schema", "host", "result"}:
-        return "the push is not an object with exactly schema, host and result"
+    if not isinstance(pushed, dict) or set(pushed) != {"schema", "host", "run", "result"}:
+        return "the push is not an object with exactly schema, host, run and result"
     if pushed["schema"] != SCHEMA:
         return f"schema {str(pushed['schema'])[:60]!r} is not {SCHEMA}"
+    if not valid_run(pushed["run"]):
+        return f"the run {str(pushed['run'])[:60]!r} is not a run id"
     result = pushed["result"]
     if pushed["host"] != host or (isinstance(result, dict) and result.get("host", host) != host):
         return f"the push names another host than {host}: a result speaks only for its own host"
@@ -128,8 +174,8 @@ def envelope_problem(pushed, host):
 
 
 class PushHandler(http.server.BaseHTTPRequestHandler):
-    """POST /v1/results/<host>; anything else is 404/405. The body is read only once the
-    declared length is known to be within bounds."""
+    """POST /v1/results/<host> and GET /v1/run/<host>; anything else is 404/405. A push's body
+    is read only once the declared length and the token are known to be good; a poll's never."""
 
     timeout = READ_TIMEOUT
     server_version = "lab-collector"
@@ -137,10 +183,10 @@ class PushHandler(http.server.BaseHTTPRequestHandler):
     def log_message(self, format, *args):
         pass  # one line per VM per push is noise at 1,000 VMs; the answer goes to the VM
 
-    def answer(self, status, message):
-        body = (message + "\n").encode("utf-8")
+    def answer(self, status, message, content_type="text/plain"):
+        body = (message + "\n").encode("utf-8") if status != 204 else b""  # 204 has no body
         self.send_response(status)
-        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        self.send_header("Content-Type", f"{content_type}; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Connection", "close")
         self.end_headers()
@@ -169,19 +215,35 @@ class PushHandler(http.server.BaseHTTPRequestHandler):
             self.server.slots.release()
 
     def do_GET(self):
-        self.answer(405, "the collector only takes pushes (POST)")
+        if not self.path.startswith(POLL_PREFIX):
+            return self.answer(405, "the collector only takes pushes (POST) and polls (GET /v1/run/<host>)")
+        host = urllib.parse.unquote(self.path[len(POLL_PREFIX):])
+        status, message = self.server.collector.poll(host, self.headers.get("Authorization"))
+        self.answer(status, message, "application/json" if status == 200 else "text/plain")
 
-    do_PUT = do_DELETE = do_GET
+    def do_PUT(self):
+        self.answer(405, "the collector only takes pushes (POST) and polls (GET /v1/run/<host>)")
+
+    do_DELETE = do_PUT
 
 
 class CollectorServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
+    # connections waiting to be accepted: 1,000 VMs' timers bunch up, and the default 5 drops
+    # their SYNs (the client's connect then waits a second or more for its retry)
+    request_queue_size = 1024
+
+    def handle_error(self, request, client_address):
+        """A VM that gave up before its answer (its timeout) is not the collector's error."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
     def __init__(self, address, collector, tls=None):
         """`address`: (host, port), port 0 for any free one; `tls`: (certfile, keyfile) for HTTPS."""
         super().__init__(address, PushHandler)
         self.collector = collector
         self.slots = threading.BoundedSemaphore(MAX_CONCURRENT)
+        self.tls = bool(tls)
         if tls:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(*tls)

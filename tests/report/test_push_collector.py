@@ -5,6 +5,7 @@ own host, the size and schema bounds, and the registry's labs, steps and checks 
 from __future__ import annotations
 
 import http.client
+import http.server
 import json
 import threading
 
@@ -31,15 +32,18 @@ def graded(labs=("capa-src", "cgoa-ci"), lang="en", fail=None):
             "labs": {lab: registry_result(LABS[lab], lang, {fail: "FAIL"} if fail else None) for lab in labs}}
 
 
+RUN = "20261203T120000Z"
+
+
 @pytest.fixture
 def class_collector():
     tokens = issue_tokens(HOSTS)
-    return Collector(HOSTS, {host: token_digest(token) for host, token in tokens.items()}, now=NOW,
+    return Collector(HOSTS, {host: token_digest(token) for host, token in tokens.items()}, RUN, now=NOW,
                      report_dir="/r/x"), tokens
 
 
-def pushed(collector, tokens, host, result, token_of=None, envelope_host=None):
-    body = push.envelope(envelope_host or host, result)
+def pushed(collector, tokens, host, result, token_of=None, envelope_host=None, run=RUN):
+    body = push.envelope(envelope_host or host, run, result)
     return collector.accept(host, f"Bearer {tokens[token_of or host]}", body)
 
 
@@ -88,13 +92,18 @@ def test_a_result_only_speaks_for_its_own_labs_and_the_registrys_checks(class_co
 
 @pytest.mark.parametrize(("body", "status", "message"), [
     (b"\xff\xfe", 400, "the push is not UTF-8 JSON: "),
-    (b"[1, 2]", 400, "the push is not an object with exactly schema, host and result"),
-    (json.dumps({"schema": "lab-push/v0", "host": "learner01", "result": {}}).encode(), 400,
-     "schema 'lab-push/v0' is not lab-push/v1"),
-    (json.dumps({"schema": "lab-push/v1", "host": "learner01", "result": {"state": "solved"}}).encode(), 400,
-     "the result is not lab_grade's: an object whose state is one of graded, error"),
-    (json.dumps({"schema": "lab-push/v1", "host": "learner01", "result": {}, "extra": 1}).encode(), 400,
-     "the push is not an object with exactly schema, host and result"),
+    (b"[1, 2]", 400, "the push is not an object with exactly schema, host, run and result"),
+    (json.dumps({"schema": "lab-push/v2", "host": "learner01", "run": RUN, "result": {}, "extra": 1}).encode(),
+     400, "the push is not an object with exactly schema, host, run and result"),
+    # v1 had no run: a push that cannot say which run it answers is refused, not guessed
+    (json.dumps({"schema": "lab-push/v1", "host": "learner01", "result": {}}).encode(), 400,
+     "the push is not an object with exactly schema, host, run and result"),
+    (json.dumps({"schema": "lab-push/v1", "host": "learner01", "run": RUN, "result": {}}).encode(), 400,
+     "schema 'lab-push/v1' is not lab-push/v2"),
+    (json.dumps({"schema": "lab-push/v2", "host": "learner01", "run": "../x", "result": {}}).encode(), 400,
+     "the run '../x' is not a run id"),
+    (json.dumps({"schema": "lab-push/v2", "host": "learner01", "run": RUN, "result": {"state": "solved"}}).encode(),
+     400, "the result is not lab_grade's: an object whose state is one of graded, error"),
     (b" " * (push.MAX_PUSH_BYTES + 1), 413, f"a push is at most {push.MAX_PUSH_BYTES} bytes"),
 ])
 def test_a_push_that_is_not_the_schema_or_too_large_is_refused(class_collector, body, status, message):
@@ -125,19 +134,155 @@ def server(class_collector):
 
 def test_the_client_pushes_over_http_and_hears_the_collectors_answer(server):
     url, collector, tokens, _ = server
-    assert push.push_result(url, "learner01", tokens["learner01"], graded()) == (202, "learner01: graded\n")
-    assert push.push_result(url, "learner01", tokens["learner02"], graded()) == (
+    assert push.push_result(url, "learner01", tokens["learner01"], RUN, graded()) == (202, "learner01: graded\n")
+    assert push.push_result(url, "learner01", tokens["learner02"], RUN, graded()) == (
         403, "this token is not learner01's: a result speaks only for its own host\n")
     assert len(collector.records) == 1
-    status, message = push.push_result("http://127.0.0.1:1", "learner01", tokens["learner01"], graded())
+    status, message = push.push_result("http://127.0.0.1:1", "learner01", tokens["learner01"], RUN, graded())
     assert status == 0 and message.startswith("collector http://127.0.0.1:1 not reached: ")
 
 
 def test_the_client_does_not_send_what_the_collector_would_refuse(server):
     url, _, tokens, _ = server
     huge = {**graded(), "padding": "x" * push.MAX_PUSH_BYTES}
-    status, message = push.push_result(url, "learner01", tokens["learner01"], huge)
+    status, message = push.push_result(url, "learner01", tokens["learner01"], RUN, huge)
     assert status == 413 and message.endswith(f"more than {push.MAX_PUSH_BYTES}: not sent")
+
+
+def test_a_poll_names_the_open_run_and_nothing_once_it_is_closed(server):
+    url, collector, tokens, httpd = server
+    assert push.poll_run(url, "learner01", tokens["learner01"]) == (RUN, 200, f"run {RUN} open")
+    assert raw_request(httpd, "GET", "/v1/run/learner01", {"Authorization": f"Bearer {tokens['learner01']}"}) == (
+        200, f'{{"run": "{RUN}", "kept": false}}\n')
+    collector.close()
+    assert push.poll_run(url, "learner01", tokens["learner01"]) == (None, 204, "no run open")
+    assert raw_request(httpd, "GET", "/v1/run/learner01", {"Authorization": f"Bearer {tokens['learner01']}"}) == (
+        204, "")
+
+
+def test_a_poll_is_checked_like_a_push_and_never_reads_a_body(server):
+    """A stranger's poll is refused on the headers, whatever body it declares."""
+    url, _, tokens, httpd = server
+    assert push.poll_run(url, "learner01", tokens["learner02"]) == (
+        None, 403, "this token is not learner01's: a result speaks only for its own host\n")
+    assert push.poll_run(url, "learner09", tokens["learner01"]) == (None, 404, "no host 'learner09' in this class\n")
+    assert raw_request(httpd, "GET", "/v1/run/learner01", {}) == (
+        401, "a push needs its VM's token (Authorization: Bearer <token>)\n")
+    declares_a_body = {"Authorization": f"Bearer {tokens['learner01']}", "Content-Length": "1000"}
+    assert raw_request(httpd, "GET", "/v1/run/learner01", declares_a_body) == (200, f'{{"run": "{RUN}", "kept": false}}\n')
+    assert raw_request(httpd, "PUT", "/v1/run/learner01", {}) == (
+        405, "the collector only takes pushes (POST) and polls (GET /v1/run/<host>)\n")
+    run, status, message = push.poll_run("http://127.0.0.1:1", "learner01", tokens["learner01"])
+    assert run is None and status == 0 and message.startswith("collector http://127.0.0.1:1 not reached: ")
+
+
+def test_a_push_for_a_closed_or_another_run_is_refused(class_collector):
+    collector, tokens = class_collector
+    assert pushed(collector, tokens, "learner01", graded(), run="20261203T110000Z") == (
+        409, "run 20261203T110000Z is closed")
+    collector.close()
+    assert pushed(collector, tokens, "learner01", graded()) == (409, f"run {RUN} is closed")
+    assert collector.records == {}
+    assert not collector.everyone_pushed.is_set()
+
+
+def test_the_run_knows_when_every_host_pushed(class_collector):
+    collector, tokens = class_collector
+    pushed(collector, tokens, "learner01", graded())
+    assert not collector.everyone_pushed.is_set()
+    pushed(collector, tokens, "learner02", graded(["capa-src", "cgoa-ci"]))  # rejected: still pushed
+    assert collector.everyone_pushed.is_set()
+
+
+def test_a_vm_grades_once_per_run_and_remembers_the_run_it_pushed_for(server, tmp_path):
+    url, collector, tokens, _ = server
+    state = tmp_path / "push-run"
+    gradings = []
+
+    def grade():
+        gradings.append(1)
+        return graded()
+
+    assert push.poll_and_push(url, "learner01", tokens["learner01"], str(state), grade) == (
+        202, "learner01: graded\n")
+    assert state.read_text() == f"{RUN}\n" and len(gradings) == 1
+    assert push.poll_and_push(url, "learner01", tokens["learner01"], str(state), grade) == (
+        200, f"run {RUN}: this host's result is kept")
+    assert len(gradings) == 1
+    collector.close()
+    assert push.poll_and_push(url, "learner01", tokens["learner01"], str(state), grade) == (204, "no run open")
+    assert len(gradings) == 1
+
+
+def test_a_vm_that_did_not_hear_its_push_kept_does_not_grade_again(server, tmp_path):
+    """Its push timed out on the VM's side while the collector kept it: the poll says so."""
+    url, collector, tokens, httpd = server
+    pushed(collector, tokens, "learner01", graded())
+    assert raw_request(httpd, "GET", "/v1/run/learner01", {"Authorization": f"Bearer {tokens['learner01']}"}) == (
+        200, f'{{"run": "{RUN}", "kept": true}}\n')
+    never = []
+    assert push.poll_and_push(url, "learner01", tokens["learner01"], str(tmp_path / "push-run"), never.pop) == (
+        200, f"run {RUN}: this host's result is kept")
+    state = tmp_path / "push-run"  # and the state file alone stops a second grading
+    state.write_text(f"{RUN}\n")
+    assert push.poll_and_push(url, "learner02", tokens["learner02"], str(state), never.pop) == (
+        200, f"run {RUN}: already pushed")
+
+
+def test_a_vm_whose_push_is_refused_tries_again_at_its_next_run(server, tmp_path):
+    """Not reached, or refused for a reason the VM cannot fix alone: the run is not remembered."""
+    url, collector, tokens, _ = server
+    state = tmp_path / "push-run"
+    assert push.poll_and_push(url, "learner01", tokens["learner01"], str(state),
+                              lambda: {"state": "solved"}) == (
+        400, "the result is not lab_grade's: an object whose state is one of graded, error\n")
+    assert not state.exists()
+    status, _ = push.poll_and_push("http://127.0.0.1:1", "learner01", tokens["learner01"], str(state), graded)
+    assert status == 0 and not state.exists()
+    assert push.poll_and_push(url, "learner01", tokens["learner01"], str(state), graded)[0] == 202
+    assert collector.records["learner01"]["state"] == "graded"
+
+
+class NotACollector(http.server.BaseHTTPRequestHandler):
+    """Answers every poll 200 with the class attribute `body`."""
+
+    body = b""
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    def log_message(self, format, *args):
+        pass
+
+
+@pytest.mark.parametrize("body", [b"not json", b'["run"]', b'{"run": "../../etc"}', b'{"run": 7}'])
+def test_a_poll_answer_that_names_no_run_is_not_taken_as_one(body, tmp_path):
+    handler = type("Answer", (NotACollector,), {"body": body})
+    httpd = http.server.HTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}"
+        assert push.poll_run(url, "learner01", "token") == (
+            None, 200, f"the collector's answer names no run: {body.decode()!r}")
+        never = []
+        assert push.poll_and_push(url, "learner01", "token", str(tmp_path / "push-run"), never.pop)[0] == 200
+        assert not (tmp_path / "push-run").exists()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_only_a_run_ids_characters_are_a_run(tmp_path):
+    """The VM writes the run id to its state file: only a run id's characters are taken."""
+    assert not push.valid_run("../../etc/passwd") and not push.valid_run("") and not push.valid_run(7)
+    assert push.valid_run(RUN) and push.valid_run(f"{RUN}-2")
+    state = tmp_path / "push-run"
+    state.write_text("not a run\n")
+    assert push.last_pushed_run(str(state)) is None
+    assert push.last_pushed_run(str(tmp_path / "missing")) is None
 
 
 def raw_request(httpd, method, path, headers, body=b""):
@@ -160,7 +305,7 @@ def test_the_server_checks_the_declared_length_and_the_token_before_reading_the_
     assert raw_request(httpd, "POST", "/v1/results/learner01", stranger) == (
         403, "this token is not learner01's: a result speaks only for its own host\n")
     assert raw_request(httpd, "GET", "/v1/results/learner01", {}) == (
-        405, "the collector only takes pushes (POST)\n")
+        405, "the collector only takes pushes (POST) and polls (GET /v1/run/<host>)\n")
     assert raw_request(httpd, "POST", "/elsewhere", {"Content-Length": "0"}) == (404, "push to /v1/results/<host>\n")
     assert collector.records == {}
 

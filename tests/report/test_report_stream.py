@@ -119,13 +119,13 @@ def test_pushes_rendered_as_they_arrive_make_the_report_of_every_record_at_once(
     previous, _ = read_previous(str(tmp_path))
 
     tokens = issue_tokens(HOSTS)
-    collector = Collector(settings(labs), {h: token_digest(t) for h, t in tokens.items()}, now=LATER,
+    collector = Collector(settings(labs), {h: token_digest(t) for h, t in tokens.items()}, "run-1", now=LATER,
                           previous=previous, report_dir=str(tmp_path / "run"))
     pushes = [(h, now[h]) for h in HOSTS if h != NEVER_PUSHES] + [("learner2", results[4])]  # learner2 pushes twice:
     random.Random(23).shuffle(pushes)
     pushes.append(("learner2", now["learner2"]))  # its last result counts
     for host, result in pushes:
-        assert collector.accept(host, f"Bearer {tokens[host]}", push.envelope(host, result))[0] in (202, 422)
+        assert collector.accept(host, f"Bearer {tokens[host]}", push.envelope(host, "run-1", result))[0] in (202, 422)
     rendered = []
     monkeypatch.setattr(build, "render_parts", lambda host, ctx, render=build.render_parts: (
         rendered.append(host["host"]), render(host, ctx))[1])

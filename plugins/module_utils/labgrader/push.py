@@ -1,51 +1,142 @@
 """A learner VM's grading result pushed to the instructor's collector (the push design of
-docs/performance.md): the VM grades itself (runner.grade_host, the lab_grade module's work) and
+docs/performance.md): the VM's timer polls the collector for an open grading run, grades itself
+(runner.grade_host, the lab_grade module's work) when the run is one it has not pushed for, and
 sends one HTTPS request; the controller spends no SSH session and no Ansible task on it.
 
-The envelope is what the collector (report/collector.py) validates: its schema, the host it
-speaks for (the one the VM's token was issued to) and the host's result as lab_grade returns it.
-Standard library only: it runs in the grader's runtime on the VM."""
+The envelope is what the collector (plugin_utils/collector.py) validates: its schema, the host it
+speaks for (the one the VM's token was issued to), the run it answers and the host's result as
+lab_grade returns it. Standard library only: it runs in the grader's runtime on the VM."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import ssl
+import tempfile
 import urllib.error
 import urllib.request
 
-SCHEMA = "lab-push/v1"
+# v2 carries the run the result answers; v1 (no run) was never provisioned on a VM, and a push
+# without its run could put a slow VM's result into the next run's report.
+SCHEMA = "lab-push/v2"
 # A graded host's result is about 100 KB of JSON for two labs (docs/performance.md); four times
 # that leaves room for a third lab and long messages, and bounds what one VM can make the
 # controller read, parse and keep.
 MAX_PUSH_BYTES = 512 * 1024
 PUSH_TIMEOUT = 10  # seconds for the whole request: a slow collector never holds a VM's timer
+POLL_TIMEOUT = 5  # a poll is one small answer; the timer polls again 5-10 s later
+MAX_ANSWER_BYTES = 4096  # what the VM reads of any answer: the collector's are one line
+# A run id is the report folder's stamp (20261203T185516Z, -2 for a second run in that second);
+# anything else in a poll's answer is not taken as a run, nor written to the VM's state file.
+RUN_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z-]{0,63}")
+
+
+def valid_run(run):
+    return isinstance(run, str) and RUN_ID.fullmatch(run) is not None
+
+
+def collector_path(collector_url, prefix, host):
+    return f"{collector_url.rstrip('/')}/v1/{prefix}/{urllib.request.quote(host, safe='')}"
 
 
 def push_url(collector_url, host):
     """<collector>/v1/results/<host>: the host is in the path, and the token must be that host's."""
-    return f"{collector_url.rstrip('/')}/v1/results/{urllib.request.quote(host, safe='')}"
+    return collector_path(collector_url, "results", host)
 
 
-def envelope(host, result):
-    """The request body: bytes of {"schema", "host", "result"} (compact JSON, UTF-8)."""
-    return json.dumps({"schema": SCHEMA, "host": host, "result": result}, ensure_ascii=False,
+def poll_url(collector_url, host):
+    """<collector>/v1/run/<host>: the open run, asked with the host's token."""
+    return collector_path(collector_url, "run", host)
+
+
+def envelope(host, run, result):
+    """The request body: bytes of {"schema", "host", "run", "result"} (compact JSON, UTF-8)."""
+    return json.dumps({"schema": SCHEMA, "host": host, "run": run, "result": result}, ensure_ascii=False,
                       separators=(",", ":")).encode("utf-8")
 
 
-def push_result(collector_url, host, token, result, cafile=None, timeout=PUSH_TIMEOUT):
-    """POST `result` for `host` with its token. Returns (HTTP status, the collector's message);
-    a collector that cannot be reached is (0, why). Never raises for the network's sake: the VM's
-    timer logs the answer and tries again at its next run."""
-    body = envelope(host, result)
+def exchange(collector_url, request, cafile, timeout):
+    """(HTTP status, the answer's first MAX_ANSWER_BYTES as text) of `request`; (0, why) when the
+    collector is not reached. With `cafile` (HTTPS) only that certificate is trusted."""
+    context = ssl.create_default_context(cafile=cafile) if collector_url.startswith("https:") else None
+    try:
+        with urllib.request.urlopen(request, timeout=timeout, context=context) as response:
+            return response.status, response.read(MAX_ANSWER_BYTES).decode("utf-8", "replace")
+    except urllib.error.HTTPError as answer:  # the collector said no, with its reason
+        return answer.code, answer.read(MAX_ANSWER_BYTES).decode("utf-8", "replace")
+    except (urllib.error.URLError, OSError) as exc:
+        return 0, f"collector {collector_url} not reached: {getattr(exc, 'reason', exc)}"
+
+
+def push_result(collector_url, host, token, run, result, cafile=None, timeout=PUSH_TIMEOUT):
+    """POST `result` for `host` and `run` with its token. Returns (HTTP status, the collector's
+    message); a collector that cannot be reached is (0, why). Never raises for the network's
+    sake: the VM's timer logs the answer and tries again at its next run."""
+    body = envelope(host, run, result)
     if len(body) > MAX_PUSH_BYTES:
         return 413, f"the result is {len(body)} bytes, more than {MAX_PUSH_BYTES}: not sent"
     request = urllib.request.Request(push_url(collector_url, host), data=body, method="POST", headers={
         "Authorization": f"Bearer {token}", "Content-Type": "application/json"})
-    context = ssl.create_default_context(cafile=cafile) if collector_url.startswith("https:") else None
+    return exchange(collector_url, request, cafile, timeout)
+
+
+def poll_run(collector_url, host, token, cafile=None, timeout=POLL_TIMEOUT):
+    """(the open run's id or None, HTTP status, message): 200 with the id while a run is open
+    that has no result of this host (None once it has), 204 "no run open", the collector's
+    refusal, or (None, 0, why) when it is not reached."""
+    request = urllib.request.Request(poll_url(collector_url, host), method="GET",
+                                     headers={"Authorization": f"Bearer {token}"})
+    status, answer = exchange(collector_url, request, cafile, timeout)
+    if status == 204:
+        return None, 204, "no run open"
+    if status != 200:
+        return None, status, answer
     try:
-        with urllib.request.urlopen(request, timeout=timeout, context=context) as response:
-            return response.status, response.read(4096).decode("utf-8", "replace")
-    except urllib.error.HTTPError as answer:  # the collector said no, with its reason
-        return answer.code, answer.read(4096).decode("utf-8", "replace")
-    except (urllib.error.URLError, OSError) as exc:
-        return 0, f"collector {collector_url} not reached: {getattr(exc, 'reason', exc)}"
+        open_run = json.loads(answer)
+        run, kept = open_run.get("run"), open_run.get("kept")
+    except (ValueError, AttributeError):
+        run, kept = None, None
+    if not valid_run(run):
+        return None, 200, f"the collector's answer names no run: {answer[:120]!r}"
+    if kept is True:  # its push arrived, even if the VM did not hear the answer
+        return None, 200, f"run {run}: this host's result is kept"
+    return run, 200, f"run {run} open"
+
+
+def last_pushed_run(state_file):
+    """The run this VM last pushed for (its state file, beside its token), or None."""
+    try:
+        with open(state_file, encoding="utf-8") as handle:
+            run = handle.read(128).strip()
+    except OSError:
+        return None
+    return run if valid_run(run) else None
+
+
+def remember_run(state_file, run):
+    """Replace the state file atomically (0600): a VM stopped half-way never reads half an id."""
+    directory = os.path.dirname(os.path.abspath(state_file))
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".push-run-")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(run + "\n")
+        os.replace(temporary, state_file)
+    except OSError:
+        os.unlink(temporary)
+        raise
+
+
+def poll_and_push(collector_url, host, token, state_file, grade, cafile=None):
+    """One run of the VM's timer: poll, and only when the open run is not the one last pushed for
+    (`state_file`), grade (`grade()`: the host's lab_grade result) and push it for that run.
+    Returns (HTTP status, message) of the last request; never raises for the network's sake."""
+    run, status, message = poll_run(collector_url, host, token, cafile)
+    if run is None:
+        return status, message
+    if run == last_pushed_run(state_file):
+        return status, f"run {run}: already pushed"
+    status, message = push_result(collector_url, host, token, run, grade(), cafile)
+    if status in (202, 422):  # the collector kept the host's record for this run (422: as ERROR)
+        remember_run(state_file, run)
+    return status, message

@@ -1,0 +1,264 @@
+"""grade-push: the instructor's re-grade in the push design (docs/performance.md). Opens a grading
+run on a collector (plugin_utils/collector.py), which the learner VMs poll; each VM grades itself
+and pushes its result for the run; the run ends when every host pushed or at the deadline, and
+the class report is written as grade.yml writes it, with grade.yml's exit codes (README.md, "Exit
+codes"). The class is read from the inventory as grade.yml's settings check reads it
+(grading_run.py), and refused with that check's messages.
+
+    scripts/grade-push [-i inventory/class] [-l learner03] [--listen 0.0.0.0:8443] [--deadline 45]
+    scripts/grade-push --init --address collector.example.org    # the class's certificate, once
+
+Each VM's token digest is read from <grade_report_dir>/.collector/tokens.json ({host: SHA-256});
+with the class's certificate there (--init) the collector serves HTTPS, otherwise HTTP, and
+then only on loopback."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import ipaddress
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+
+from ansible.inventory.manager import InventoryManager
+from ansible.parsing.dataloader import DataLoader
+from ansible.vars.hostvars import HostVars
+from ansible.vars.manager import VariableManager
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.printable import printable
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.files import (
+    plan_report_dir,
+    report_files,
+    write_report,
+)
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.history import read_previous
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import UTC
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.settings import settings_problems
+from ansible_collections.gitops_lab.grader.plugins.plugin_utils.collector import Collector, CollectorServer
+from ansible_collections.gitops_lab.grader.plugins.plugin_utils.grading_run import class_settings, run_hosts
+
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+DEFAULT_DEADLINE = 45  # seconds: a VM polls every 5-10 s and grades in a few; 60 s is the goal
+DEFAULT_LISTEN = "127.0.0.1:8443"
+COLLECTOR_DIR = ".collector"  # in grade_report_dir: the class's token digests and certificate
+TOKENS_FILE, CERT_FILE, KEY_FILE = "tokens.json", "collector.pem", "collector.key"
+# grade.yml's exit codes (README.md, "Exit codes") and its words for a host's error kind
+HOSTS_IN_ERROR, STRICT_FAILURES, SETTINGS_REFUSED = 2, 3, 5
+ERROR_WORDS = {"unreachable": "unreachable", "health": "environment unhealthy", "grader": "grader error"}
+
+
+class SettingsRefused(Exception):
+    """The run cannot start; exit SETTINGS_REFUSED with this message."""
+
+
+def read_class(inventory_sources, group="learners", limit=None):
+    """The run as grade.yml's settings check reads it from the inventory: (class_settings' options
+    for the hosts of `group` that `limit` keeps, every host of the group, grade_report_dir)."""
+    loader = DataLoader()
+    inventory = InventoryManager(loader, sources=list(inventory_sources))
+    hostvars = HostVars(inventory, VariableManager(loader=loader, inventory=inventory), loader)
+    groups = {"groups": inventory.get_groups_dict()}
+    hosts = run_hosts(group, limit, loader, groups)
+    settings = class_settings(hostvars, hosts)
+    # the learners' view of the run-wide variables, as grade.yml's report task reads it
+    output_dir = hostvars[hosts[0]].get("grade_report_dir") if hosts else None
+    return settings, run_hosts(group, None, loader, groups), output_dir or str(PROJECT_DIR / "reports")
+
+
+def class_problems(settings, group):
+    """settings_problems without the VMs' addresses: the controller never connects to a VM here."""
+    return settings_problems(settings["hosts"], settings["report_lang"], group, settings["sites"], settings["run"])
+
+
+def read_digests(output_dir):
+    """{host: token digest} of <output_dir>/.collector/tokens.json ({} when there is none)."""
+    path = Path(output_dir) / COLLECTOR_DIR / TOKENS_FILE
+    try:
+        digests = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise SettingsRefused(f"the class's token digests {path} cannot be read: {exc}") from exc
+    if not isinstance(digests, dict) or not all(isinstance(d, str) for d in digests.values()):
+        raise SettingsRefused(f"the class's token digests {path} are not an object of host: SHA-256")
+    return digests
+
+
+def listen_address(listen, tls):
+    """(host, port) of `listen` ("host:port"); plain HTTP only on loopback: a token in clear text
+    never crosses a network."""
+    host, _, port = listen.rpartition(":")
+    host = host.strip("[]")
+    if not host or not port.isdigit():
+        raise SettingsRefused(f"--listen {listen!r} is not host:port")
+    if not tls:
+        try:
+            loopback = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = host == "localhost"
+        if not loopback:
+            raise SettingsRefused(f"--listen {listen}: without the class's certificate (grade-push --init) the "
+                                  "collector serves plain HTTP, and only on loopback")
+    return host, int(port)
+
+
+class ClassRun:
+    """One grading run: its collector serving from construction (the run is open) until
+    shutdown(). `settings`: read_class' options; `now`: the run's start (the report's time).
+    `warnings`: what the instructor should know before the run (the previous report unread,
+    hosts without a token)."""
+
+    def __init__(self, settings, class_hosts, output_dir, digests, listen, tls=None, now=None):
+        now = now or datetime.datetime.now(UTC)
+        self.output_dir = os.path.abspath(output_dir)
+        self.report_dir = plan_report_dir(self.output_dir, now)
+        self.previous, self.warnings = read_previous(self.output_dir)
+        tokenless = [host for host in settings["hosts"] if host not in digests]
+        if tokenless:
+            self.warnings.append(f"{len(tokenless)} hosts have no token in {COLLECTOR_DIR}/{TOKENS_FILE} and cannot "
+                                 f"push (they will be ERROR rows): {', '.join(tokenless[:5])}"
+                                 f"{' ...' if len(tokenless) > 5 else ''}")
+        self.collector = Collector(settings["hosts"], digests, os.path.basename(self.report_dir), now=now,
+                                   previous=self.previous, lang=settings["report_lang"],
+                                   report_dir=self.report_dir, class_hosts=class_hosts)
+        self.server = CollectorServer(listen, self.collector, tls)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self):
+        host, port = self.server.server_address[:2]
+        scheme = "https" if self.server.tls else "http"
+        return f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}"
+
+    def wait(self, deadline):
+        """Until every host pushed or `deadline` seconds passed; True when every host pushed."""
+        return self.collector.everyone_pushed.wait(deadline)
+
+    def close(self):
+        """Close the run (a late push hears 409) and write its report; returns (the report, the
+        writing's warnings)."""
+        self.collector.close()
+        report = self.collector.finish()
+        return report, write_report(self.report_dir, report["contents"])
+
+    def shutdown(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def outcome(report, run_hosts_count, index_html, run_settings):
+    """(exit code, message) of a run of `run_hosts_count` hosts, as grade.yml's last two tasks
+    say it: hosts in error (unless grade_allow_host_errors), then strict mode's failing learners."""
+    errors, failing = report["host_errors"], report["failing_learners"]
+    graded = run_hosts_count - len(errors)
+    if errors and not run_settings["grade_allow_host_errors"]:
+        listed = ", ".join(f"{e['host']} ({ERROR_WORDS.get(e['kind'], e['kind'])})" for e in errors)
+        rest = f"The other {graded} were graded" if graded > 0 else "No learner was graded"
+        return HOSTS_IN_ERROR, (f"Could not grade {len(errors)} of {run_hosts_count} hosts: {listed}. "
+                                f"{rest}; see {index_html}")
+    if run_settings["grade_strict"] and failing:
+        return STRICT_FAILURES, (f"Strict mode: failing checks for {len(failing)} of {graded} graded learners: "
+                                 f"{', '.join(failing)}. See {index_html}")
+    return 0, ""
+
+
+def make_certificate(output_dir, address):
+    """The class's self-signed ECDSA P-256 certificate for `address` (its subjectAltName), valid
+    for a year, in <output_dir>/.collector/ (the key 0600). Returns the certificate's path."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    try:
+        name = x509.IPAddress(ipaddress.ip_address(address))
+    except ValueError:
+        name = x509.DNSName(address)
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"lab-grader collector {address}")])
+    now = datetime.datetime.now(UTC)
+    certificate = (
+        x509.CertificateBuilder().subject_name(subject).issuer_name(subject).public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=365))
+        .add_extension(x509.SubjectAlternativeName([name]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .sign(key, hashes.SHA256()))
+    directory = Path(output_dir) / COLLECTOR_DIR
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    key_path, cert_path = directory / KEY_FILE, directory / CERT_FILE
+    descriptor = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(descriptor, 0o600)  # an older key file keeps its mode otherwise
+    with os.fdopen(descriptor, "wb") as out:
+        out.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                    serialization.NoEncryption()))
+    cert_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    return cert_path
+
+
+def class_tls(output_dir):
+    """(certificate, key) of the class (--init), or None."""
+    directory = Path(output_dir) / COLLECTOR_DIR
+    cert, key = directory / CERT_FILE, directory / KEY_FILE
+    return (str(cert), str(key)) if cert.exists() and key.exists() else None
+
+
+def arguments():
+    parser = argparse.ArgumentParser(prog="grade-push", description=__doc__.split("\n")[0])
+    parser.add_argument("-i", "--inventory", action="append", help="inventory source (default: inventory/class)")
+    parser.add_argument("-l", "--limit", help="grade only these hosts of the group (a pattern, as -l)")
+    parser.add_argument("--group", default="learners", help="the class's group (grade_hosts; default learners)")
+    parser.add_argument("--listen", default=DEFAULT_LISTEN, help=f"host:port to serve on (default {DEFAULT_LISTEN})")
+    parser.add_argument("--deadline", type=float, default=DEFAULT_DEADLINE,
+                        help=f"seconds the run stays open at most (default {DEFAULT_DEADLINE})")
+    parser.add_argument("--init", action="store_true", help="make the class's certificate and stop")
+    parser.add_argument("--address", help="with --init: the collector's DNS name or IP address, as the VMs reach it")
+    return parser
+
+
+def main(argv=None, out=None):
+    """The command: its exit code; the run's lines and the matrix to `out` (stdout)."""
+    out = out or sys.stdout
+    args = arguments().parse_args(argv)
+    try:
+        settings, class_hosts, output_dir = read_class(args.inventory or [str(PROJECT_DIR / "inventory" / "class")],
+                                                       args.group, args.limit)
+        if args.init:
+            if not args.address:
+                raise SettingsRefused("--init needs --address, the collector's name or IP as the VMs reach it")
+            print(f"grade-push: the class's certificate is {make_certificate(output_dir, args.address)}", file=out)
+            return 0
+        problems = class_problems(settings, args.group)
+        if problems:
+            raise SettingsRefused("Grading settings: " + " | ".join(problems))
+        tls = class_tls(output_dir)
+        run = ClassRun(settings, class_hosts, output_dir, read_digests(output_dir), listen_address(args.listen, tls),
+                       tls)
+    except (SettingsRefused, OSError) as exc:
+        print(f"grade-push: {exc}", file=sys.stderr)
+        return SETTINGS_REFUSED
+    for warning in run.warnings:
+        print(f"grade-push: warning: {warning}", file=sys.stderr)
+    try:
+        print(f"grade-push: run {run.collector.run} open at {run.url} for "
+              f"{len(settings['hosts'])} hosts, at most {args.deadline:g} s", file=out, flush=True)
+        run.wait(args.deadline)
+        report, warnings = run.close()
+    finally:
+        run.shutdown()
+    for warning in warnings:
+        print(f"grade-push: warning: {warning}", file=sys.stderr)
+    index_html = report_files(run.report_dir)["html"]
+    print("\n" + printable(report["matrix"]), file=out)
+    code, message = outcome(report, len(settings["hosts"]), index_html, settings["run"])
+    if message:
+        print(f"grade-push: {message}", file=sys.stderr)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,249 @@
+"""grade-push end to end (plugins/plugin_utils/grade_push.py): the class read from an inventory,
+a run opened on a free port, simulated VMs running the real client (push.poll_and_push) in
+threads, each grading once per run; the report written is the pull path's for the same results,
+byte for byte; a VM that never pushes is an ERROR row, a push after the run closed hears 409;
+grade.yml's exit codes; the class's certificate pinned by the client."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import threading
+import time
+
+import pytest
+from ansible_collections.gitops_lab.grader.plugins.filter.grading import grade_record
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import push
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report import build
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats import CLASS_FILES
+from ansible_collections.gitops_lab.grader.plugins.plugin_utils import grade_push
+from ansible_collections.gitops_lab.grader.plugins.plugin_utils.collector import issue_tokens, token_digest
+from report_sample import registry_result
+
+LABS_OF = {"learner01": ["capa-src", "cgoa-ci"], "learner02": ["capa-src"], "learner03": ["cgoa-ci"],
+           "learner04": ["capa-src"]}
+LANG_OF = {"learner01": "en", "learner02": "ja", "learner03": "ko", "learner04": "en"}
+NEVER_PUSHES = "learner04"
+HEALTH_ERROR = {"state": "error", "error": {"kind": "health", "message": "api_server: unreachable"}, "labs": {}}
+
+
+def result_of(host):
+    """The host's lab_grade result: learner01 fails a check, learner03's cluster is unhealthy."""
+    if host == "learner03":
+        return HEALTH_ERROR
+    fail = {LABS["capa-src"].checks[2].id: "FAIL"} if host == "learner01" else None
+    return {"state": "graded", "error": None, "health": {"healthy": True},
+            "labs": {lab: registry_result(LABS[lab], LANG_OF[host], fail) for lab in LABS_OF[host]}}
+
+
+@pytest.fixture
+def a_class(tmp_path):
+    """(inventory path, report dir, tokens) of a class of four, the tokens' digests where
+    grade-push reads them."""
+    reports = tmp_path / "reports"
+    hosts = {host: {"lab_enrolled": labs, "lab_lang": LANG_OF[host]} for host, labs in LABS_OF.items()}
+    inventory = tmp_path / "hosts.yml"
+    inventory.write_text(json.dumps({"learners": {"hosts": hosts, "vars": {"grade_report_dir": str(reports)}}}))
+    tokens = issue_tokens(LABS_OF)
+    (reports / ".collector").mkdir(parents=True)
+    (reports / ".collector" / "tokens.json").write_text(json.dumps({h: token_digest(t) for h, t in tokens.items()}))
+    return inventory, reports, tokens
+
+
+def vm(url, host, token, state_file, seconds, cafile=None):
+    """A VM's timer, every 50 ms until it pushed or `seconds` passed. Returns (the answers, how
+    many times it graded)."""
+    answers, gradings = [], []
+
+    def grade():
+        gradings.append(host)
+        return result_of(host)
+
+    stop = time.monotonic() + seconds
+    while time.monotonic() < stop:
+        answers.append(push.poll_and_push(url, host, token, str(state_file), grade, cafile))
+        if answers[-1][0] in (202, 422):
+            answers.append(push.poll_and_push(url, host, token, str(state_file), grade, cafile))
+            break
+        time.sleep(0.05)
+    return answers, len(gradings)
+
+
+class Terminal:
+    """grade-push's `out`: what it printed, and an event once its first line is there."""
+
+    def __init__(self):
+        self.text, self.first_line = "", threading.Event()
+
+    def write(self, text):
+        self.text += text
+        if "\n" in self.text:
+            self.first_line.set()
+
+    def flush(self):
+        pass
+
+
+def run_grade_push(argv, a_class, tmp_path, vms, seconds=10):
+    """grade_push.main(argv) in a thread, the `vms` polling its URL (read from its first line).
+    Returns (exit code, what it printed, {host: vm()'s answer})."""
+    inventory, _, tokens = a_class
+    out, exit_code = Terminal(), []
+    main = threading.Thread(target=lambda: exit_code.append(grade_push.main(["-i", str(inventory), *argv], out)))
+    main.start()
+    assert out.first_line.wait(30)
+    url = out.text.split(" open at ")[1].split(" ")[0]
+    answers = {}
+    threads = [threading.Thread(target=lambda h=host: answers.__setitem__(
+        h, vm(url, h, tokens[h], tmp_path / f"{h}.run", seconds))) for host in vms]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    main.join()
+    return exit_code[0], out.text, answers
+
+
+def written(report_dir):
+    """{file name: text} of a written report, as write_report wrote it."""
+    files = {}
+    for root, _, names in os.walk(report_dir):
+        for name in names:
+            path = os.path.join(root, name)
+            with open(path, encoding="utf-8", newline="") as handle:
+                files[os.path.relpath(path, report_dir)] = handle.read()
+    return files
+
+
+def test_grade_push_writes_the_pull_paths_report_and_says_who_did_not_push(a_class, tmp_path, capsys):
+    _, reports, _ = a_class
+    pushing = [h for h in LABS_OF if h != NEVER_PUSHES]
+    code, printed, answers = run_grade_push(["--listen", "127.0.0.1:0", "--deadline", "3"], a_class, tmp_path, pushing)
+    first, matrix = printed.split("\n", 1)
+
+    [report_dir] = [p for p in reports.iterdir() if p.name not in (".collector", "latest")]
+    assert first.startswith(f"grade-push: run {report_dir.name} open at http://127.0.0.1:")
+    assert first.endswith(" for 4 hosts, at most 3 s")
+    for host in pushing:  # polled until the run was open, graded once, pushed once
+        assert answers[host][1] == 1, answers[host]
+        assert answers[host][0][-1] == (200, f"run {report_dir.name}: this host's result is kept")
+    assert answers["learner01"][0][-2] == (202, "learner01: graded\n")
+    assert answers["learner03"][0][-2] == (202, "learner03: error\n")
+
+    files = written(report_dir)
+    grades = json.loads(files["grades.json"])
+    now = datetime.datetime.strptime(grades["generated_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.UTC)
+    pulled = build.build_report([grade_record(result_of(h), h, LANG_OF[h]) for h in pushing], hosts=list(LABS_OF),
+                                lang="en", now=now, report_dir=str(report_dir), class_hosts=list(LABS_OF),
+                                enrolled=LABS_OF)
+    assert files == pulled["contents"]
+    assert {fmt.FILE for fmt in CLASS_FILES} <= set(files)
+    rows = {host["host"]: host for host in grades["hosts"]}
+    assert rows[NEVER_PUSHES]["error"]["message"] == (
+        "the host produced no grading record (unreachable, or grading stopped early)")
+    assert os.path.realpath(reports / "latest") == str(report_dir)
+
+    assert code == grade_push.HOSTS_IN_ERROR
+    assert matrix == "\n" + pulled["matrix"] + "\n"
+    assert capsys.readouterr().err == (f"grade-push: Could not grade 2 of 4 hosts: learner03 (environment unhealthy), "
+                            f"learner04 (grader error). The other 2 were graded; see {report_dir}/index.html\n")
+
+
+def test_grade_push_ends_when_every_host_pushed_with_strict_modes_exit_code(a_class, tmp_path, capsys):
+    inventory, _, _ = a_class
+    data = json.loads(inventory.read_text())
+    data["learners"]["vars"].update(grade_strict=True, grade_allow_host_errors=True)
+    inventory.write_text(json.dumps(data))
+    started = time.monotonic()
+    code, _, _ = run_grade_push(["--listen", "127.0.0.1:0", "--deadline", "30"], a_class, tmp_path, list(LABS_OF))
+    assert time.monotonic() - started < 15  # the deadline was not waited for
+    assert code == grade_push.STRICT_FAILURES
+    assert capsys.readouterr().err.startswith(
+        "grade-push: Strict mode: failing checks for 1 of 3 graded learners: learner01. See ")
+
+
+def test_a_push_after_the_run_closed_is_refused(a_class, tmp_path):
+    inventory, reports, tokens = a_class
+    settings, class_hosts, output_dir = grade_push.read_class([str(inventory)])
+    assert output_dir == str(reports) and class_hosts == list(LABS_OF)
+    digests = grade_push.read_digests(output_dir)
+    del digests["learner03"]
+    run = grade_push.ClassRun(settings, class_hosts, output_dir, digests, ("127.0.0.1", 0))
+    assert run.warnings == ["1 hosts have no token in .collector/tokens.json and cannot push (they will be ERROR "
+                            "rows): learner03"]
+    try:
+        run_id = run.collector.run
+        assert push.poll_run(run.url, "learner02", tokens["learner02"]) == (run_id, 200, f"run {run_id} open")
+        assert not run.wait(0.1)
+        run.close()
+        assert push.push_result(run.url, "learner02", tokens["learner02"], run_id, result_of("learner02")) == (
+            409, f"run {run_id} is closed\n")
+        assert push.poll_run(run.url, "learner02", tokens["learner02"]) == (None, 204, "no run open")
+    finally:
+        run.shutdown()
+    grades = json.loads((reports / run_id / "grades.json").read_text())
+    assert grades["counts"]["hosts_graded"] == 0
+
+
+def test_grade_push_refuses_the_class_as_grade_yml_does(a_class, capsys):
+    inventory, _, _ = a_class
+    data = json.loads(inventory.read_text())
+    data["learners"]["hosts"]["learner02"]["lab_lang"] = "jp"
+    inventory.write_text(json.dumps(data))
+    assert grade_push.main(["-i", str(inventory), "--listen", "127.0.0.1:0"]) == grade_push.SETTINGS_REFUSED
+    assert capsys.readouterr().err.startswith(
+        "grade-push: Grading settings: lab_lang 'jp' is not one of en, ja, ko")
+
+
+def test_plain_http_is_served_on_loopback_only(a_class, capsys):
+    inventory, _, _ = a_class
+    assert grade_push.main(["-i", str(inventory), "--listen", "0.0.0.0:0"]) == grade_push.SETTINGS_REFUSED
+    assert capsys.readouterr().err == (
+        "grade-push: --listen 0.0.0.0:0: without the class's certificate (grade-push --init) the collector "
+        "serves plain HTTP, and only on loopback\n")
+    assert grade_push.main(["-i", str(inventory), "--listen", "8443"]) == grade_push.SETTINGS_REFUSED
+    assert capsys.readouterr().err == "grade-push: --listen '8443' is not host:port\n"
+
+
+def test_the_client_trusts_only_the_class_certificate(a_class, tmp_path, capsys):
+    inventory, reports, tokens = a_class
+    assert grade_push.main(["-i", str(inventory), "--init"]) == grade_push.SETTINGS_REFUSED
+    assert capsys.readouterr().err == (
+        "grade-push: --init needs --address, the collector's name or IP as the VMs reach it\n")
+    cert = reports / ".collector" / "collector.pem"
+    assert grade_push.main(["-i", str(inventory), "--init", "--address", "127.0.0.1"]) == 0
+    assert capsys.readouterr().out == f"grade-push: the class's certificate is {cert}\n"
+    assert (reports / ".collector" / "collector.key").stat().st_mode & 0o777 == 0o600
+    other = grade_push.make_certificate(tmp_path / "another-class", "127.0.0.1")
+
+    settings, class_hosts, output_dir = grade_push.read_class([str(inventory)])
+    tls = grade_push.class_tls(output_dir)
+    run = grade_push.ClassRun(settings, class_hosts, output_dir, grade_push.read_digests(output_dir),
+                              ("127.0.0.1", 0), tls)
+    try:
+        assert run.url.startswith("https://127.0.0.1:")
+        run_id = run.collector.run
+        assert push.poll_run(run.url, "learner02", tokens["learner02"], cafile=str(cert)) == (
+            run_id, 200, f"run {run_id} open")
+        for untrusted in (str(other), None):  # another class's certificate; the system's CAs
+            found, status, message = push.poll_run(run.url, "learner02", tokens["learner02"], cafile=untrusted)
+            assert (found, status) == (None, 0) and "CERTIFICATE_VERIFY_FAILED" in message, message
+        assert push.push_result(run.url, "learner02", tokens["learner02"], run_id, result_of("learner02"),
+                                cafile=str(cert)) == (202, "learner02: graded\n")
+    finally:
+        run.close()
+        run.shutdown()
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("{", "cannot be read: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
+    ('{"learner01": 7}', "are not an object of host: SHA-256"),
+])
+def test_grade_push_refuses_token_digests_it_cannot_read(a_class, capsys, text, why):
+    inventory, reports, _ = a_class
+    digests = reports / ".collector" / "tokens.json"
+    digests.write_text(text)
+    assert grade_push.main(["-i", str(inventory), "--listen", "127.0.0.1:0"]) == grade_push.SETTINGS_REFUSED
+    assert capsys.readouterr().err == f"grade-push: the class's token digests {digests} {why}\n"
