@@ -17,7 +17,7 @@ from ansible_collections.gitops_lab.grader.plugins.filter.grading import grade_r
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import push
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report import build
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats import CLASS_FILES
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.registry import CLASS_FILES
 from ansible_collections.gitops_lab.grader.plugins.plugin_utils import grade_push
 from ansible_collections.gitops_lab.grader.plugins.plugin_utils.collector import issue_tokens, token_digest
 from report_sample import registry_result
