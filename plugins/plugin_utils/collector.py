@@ -49,6 +49,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.settin
 
 PATH_PREFIX = "/v1/results/"
 POLL_PREFIX = "/v1/run/"
+NOT_A_PUSH_OR_POLL = "the collector only takes pushes (POST) and polls (GET /v1/run/<host>)"
 READ_TIMEOUT = 10  # seconds a client may take to send its request
 MAX_CONCURRENT = 64  # pushes read at once; 1,000 VMs on timers spread over a minute need far fewer
 RESULT_STATES = ("graded", "error")
@@ -216,13 +217,13 @@ class PushHandler(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self):
         if not self.path.startswith(POLL_PREFIX):
-            return self.answer(405, "the collector only takes pushes (POST) and polls (GET /v1/run/<host>)")
+            return self.answer(405, NOT_A_PUSH_OR_POLL)
         host = urllib.parse.unquote(self.path[len(POLL_PREFIX):])
         status, message = self.server.collector.poll(host, self.headers.get("Authorization"))
         self.answer(status, message, "application/json" if status == 200 else "text/plain")
 
     def do_PUT(self):
-        self.answer(405, "the collector only takes pushes (POST) and polls (GET /v1/run/<host>)")
+        self.answer(405, NOT_A_PUSH_OR_POLL)
 
     do_DELETE = do_PUT
 

@@ -34,6 +34,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report
     write_report,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.history import read_previous
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import kind_label
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import UTC
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.settings import settings_problems
 from ansible_collections.gitops_lab.grader.plugins.plugin_utils.collector import Collector, CollectorServer
@@ -44,9 +45,8 @@ DEFAULT_DEADLINE = 45  # seconds: a VM polls every 5-10 s and grades in a few; 6
 DEFAULT_LISTEN = "127.0.0.1:8443"
 COLLECTOR_DIR = ".collector"  # in grade_report_dir: the class's token digests and certificate
 TOKENS_FILE, CERT_FILE, KEY_FILE = "tokens.json", "collector.pem", "collector.key"
-# grade.yml's exit codes (README.md, "Exit codes") and its words for a host's error kind
+# grade.yml's exit codes (README.md, "Exit codes")
 HOSTS_IN_ERROR, STRICT_FAILURES, SETTINGS_REFUSED = 2, 3, 5
-ERROR_WORDS = {"unreachable": "unreachable", "health": "environment unhealthy", "grader": "grader error"}
 
 
 class SettingsRefused(Exception):
@@ -155,7 +155,7 @@ def outcome(report, run_hosts_count, index_html, run_settings):
     errors, failing = report["host_errors"], report["failing_learners"]
     graded = run_hosts_count - len(errors)
     if errors and not run_settings["grade_allow_host_errors"]:
-        listed = ", ".join(f"{e['host']} ({ERROR_WORDS.get(e['kind'], e['kind'])})" for e in errors)
+        listed = ", ".join(f"{e['host']} ({kind_label(e['kind'])})" for e in errors)
         rest = f"The other {graded} were graded" if graded > 0 else "No learner was graded"
         return HOSTS_IN_ERROR, (f"Could not grade {len(errors)} of {run_hosts_count} hosts: {listed}. "
                                 f"{rest}; see {index_html}")
