@@ -93,21 +93,22 @@ def serve(spec_path):
     from ansible_collections.gitops_lab.grader.plugins.plugin_utils.collector import Collector, CollectorServer
 
     spec = json.loads(Path(spec_path).read_text())
-    collector = Collector(spec["hosts"], spec["digests"], spec["run"], report_dir=spec["report_dir"])
+    collector = Collector(spec["hosts"], spec["digests"], spec["run"], report_dir=spec["report_dir"],
+                          workers=spec["workers"])
     server = CollectorServer(("127.0.0.1", 0), collector)
-    ready = os.times()
+    ready = cpu_seconds()
     print(server.server_address[1], flush=True)
     server.timeout = 0.2
     # every host pushed, or the pushing side gave up on some (it says so by the done file)
     while len(collector.records) < len(spec["hosts"]) and not os.path.exists(spec["done_file"]):
         server.handle_request()
-    pushed = os.times()
+    pushed = cpu_seconds()
     started = time.monotonic()
     report = collector.finish()
     write_report(spec["report_dir"], report["contents"])
-    done = os.times()
-    print(json.dumps({"push_cpu": (pushed.user + pushed.system) - (ready.user + ready.system),
-                      "report_cpu": (done.user + done.system) - (pushed.user + pushed.system),
+    done = cpu_seconds()
+    collector.shutdown()
+    print(json.dumps({"push_cpu": pushed - ready, "report_cpu": done - pushed,
                       "report_wall": time.monotonic() - started,
                       "states": report["counts"]}), flush=True)
 
@@ -120,7 +121,8 @@ def serve_run(spec_path):
     spec = json.loads(Path(spec_path).read_text())
     settings = {"hosts": spec["hosts"], "report_lang": "en"}
     opened, cpu_opened = time.monotonic(), cpu_seconds()
-    run = ClassRun(settings, list(spec["hosts"]), spec["output_dir"], spec["digests"], ("127.0.0.1", 0))
+    run = ClassRun(settings, list(spec["hosts"]), spec["output_dir"], spec["digests"], ("127.0.0.1", 0),
+                   workers=spec["workers"])
     print(run.url, flush=True)
     everyone = run.wait(spec["deadline"])
     last_push = time.monotonic()
@@ -135,8 +137,36 @@ def serve_run(spec_path):
 
 
 def cpu_seconds():
+    """This process's CPU and its running descendants' (the collector's workers, forked by its
+    forkserver)."""
     times = os.times()
-    return times.user + times.system
+    return times.user + times.system + sum(map(process_cpu, descendant_pids()))
+
+
+def descendant_pids():
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, frontier = [], [os.getpid()]
+    while frontier:
+        children = [pid for pid, parent in parents.items() if parent in frontier]
+        found += children
+        frontier = children
+    return found
+
+
+def process_cpu(pid):
+    """CPU seconds of a running process (user + system, /proc/<pid>/stat)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class VMs:
@@ -190,7 +220,7 @@ def run_bench(args, hosts, tokens, labs, results, work):
 
     spec = {"hosts": {host: {"labs": labs, "lang": "en"} for host in hosts},
             "digests": {host: token_digest(token) for host, token in tokens.items()},
-            "output_dir": str(work / "reports"), "deadline": args.deadline}
+            "output_dir": str(work / "reports"), "deadline": args.deadline, "workers": args.workers}
     (work / "spec.json").write_text(json.dumps(spec))
     collector = subprocess.Popen([sys.executable, "-m", "benchmarks.bench_push", "--serve-run", str(work / "spec.json")],
                                  stdout=subprocess.PIPE, text=True, cwd=bench_class.ROOT)
@@ -230,6 +260,8 @@ def main(argv=None):
     parser.add_argument("--deadline", type=float, default=45, help="with --run: grade-push's --deadline")
     parser.add_argument("--no-tools", action="store_true",
                         help="grade the recorded results without helm and kustomize (capa-src's rendering checks ERROR)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count(),
+                        help="the collector's worker processes (default: this machine's cores; 0: none)")
     parser.add_argument("--recorded", help="a file to keep the graded results in and read them from next time")
     parser.add_argument("--serve", help=argparse.SUPPRESS)
     parser.add_argument("--serve-run", help=argparse.SUPPRESS)
@@ -250,7 +282,8 @@ def main(argv=None):
             return run_bench(args, hosts, tokens, labs, results, work)
         spec = {"hosts": {host: {"labs": labs, "lang": "en"} for host in hosts},
                 "digests": {host: token_digest(token) for host, token in tokens.items()},
-                "report_dir": str(work / "reports" / "run"), "done_file": str(work / "pushed"), "run": "bench"}
+                "report_dir": str(work / "reports" / "run"), "done_file": str(work / "pushed"), "run": "bench",
+                "workers": args.workers}
         (work / "spec.json").write_text(json.dumps(spec))
         sizes = [len(push.envelope("learner0001", spec["run"], result)) for result in results]
         collector = subprocess.Popen([sys.executable, "-m", "benchmarks.bench_push", "--serve", str(work / "spec.json")],

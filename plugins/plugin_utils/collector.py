@@ -30,14 +30,18 @@ host, "kept": true once it has, 204 once the run is closed."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import hashlib
 import hmac
 import http.server
 import json
+import multiprocessing
+import os
 import secrets
 import ssl
 import sys
 import threading
+import time
 import urllib.parse
 
 from ansible_collections.gitops_lab.grader.plugins.filter.grading import grade_record
@@ -70,10 +74,11 @@ class Collector:
     token_digest(token)}; `run`: the run's id, open from now until close(). The report's options
     are ClassReport's: `now` is the run's time, every pushed host's `graded_at`; `previous` the
     class view `latest` showed before the run; `class_hosts` every host of the class when the run
-    grades fewer (-l: the report merges into that view)."""
+    grades fewer (-l: the report merges into that view). `workers`: processes that judge the
+    pushes (0: the threads that read them do); shutdown() ends them."""
 
     def __init__(self, hosts, digests, run, now=None, previous=None, lang="en", title="", report_dir="",
-                 class_hosts=None):
+                 class_hosts=None, workers=0):
         self.hosts = {host: {"labs": enrolled_labs(settings["labs"]), "lang": settings.get("lang", "en")}
                       for host, settings in hosts.items()}
         self.digests = dict(digests)
@@ -83,6 +88,9 @@ class Collector:
                                   previous=previous,
                                   columns=registry_columns({lab for s in self.hosts.values() for lab in s["labs"]}))
         self.run = run  # None once closed
+        # `workers` > 0: pushes are judged (parsed, validated, normalised, rendered) in that many
+        # processes, so that a 2-core controller uses both cores; this process keeps the records.
+        self.judges = start_judges(workers, self.hosts, self.report) if workers else None
         self.lock = threading.Lock()
         self.everyone_pushed = threading.Event()
 
@@ -126,36 +134,96 @@ class Collector:
             return status, message
         if len(body) > MAX_PUSH_BYTES:
             return 413, f"a push is at most {MAX_PUSH_BYTES} bytes"
-        try:
-            pushed = json.loads(body.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            return 400, f"the push is not UTF-8 JSON: {exc}"
-        problem = envelope_problem(pushed, host)
-        if problem:
-            return (403 if "speaks only" in problem else 400), problem
-        if pushed["run"] != self.run:
-            return 409, f"run {pushed['run']} is closed"
-        settings = self.hosts[host]
-        raw = grade_record(pushed["result"], host, settings["lang"])
-        record = shown(normalize_records([raw], [host], {host: settings["labs"]}))[0]
+        run = self.run
+        if self.judges is None:
+            status, message, kept = judge(self.hosts[host], self.report, host, body, run)
+        else:
+            status, message, kept = self.judges.submit(_judge_in_worker, host, body, run).result()
+        if kept is None:
+            return status, message
         with self.lock:
             # checked again under the lock: after close() returns, no record enters the run
-            if pushed["run"] != self.run:
-                return 409, f"run {pushed['run']} is closed"
-            self.records[host] = record
-            self.report.add(record)
+            if run != self.run:
+                return 409, f"run {run} is closed"
+            self.records[host] = kept[0]
+            self.report.keep(*kept)
             if len(self.records) == len(self.hosts):
                 self.everyone_pushed.set()
-        error = record.get("error") or {}
-        if record["state"] == "error" and error.get("message", "").startswith("result rejected: "):
-            return 422, error["message"]
-        return 202, f"{host}: {record['state']}"
+        return status, message
+
+    def shutdown(self):
+        """End the worker processes (workers > 0); accept must not be called after."""
+        if self.judges is not None:
+            self.judges.shutdown()
 
     def finish(self):
         """The class report of the run (build_report's result) from the pushes kept so far: the
         hosts that did not push are ERROR rows "no grading record"."""
         with self.lock:
             return self.report.finish()
+
+
+def judge(settings, report, host, body, run):
+    """(HTTP status, message, the record's ClassReport.host_view or None) of `body`, a push for
+    `host` (its token checked) while `run` is open: `settings` the host's {"labs", "lang"},
+    `report` the run's ClassReport (only read)."""
+    try:
+        pushed = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        return 400, f"the push is not UTF-8 JSON: {exc}", None
+    problem = envelope_problem(pushed, host)
+    if problem:
+        return (403 if "speaks only" in problem else 400), problem, None
+    if pushed["run"] != run:
+        return 409, f"run {pushed['run']} is closed", None
+    raw = grade_record(pushed["result"], host, settings["lang"])
+    record = shown(normalize_records([raw], [host], {host: settings["labs"]}))[0]
+    error = record.get("error") or {}
+    if record["state"] == "error" and error.get("message", "").startswith("result rejected: "):
+        status, message = 422, error["message"]
+    else:
+        status, message = 202, f"{host}: {record['state']}"
+    return status, message, report.host_view(record)
+
+
+# A worker process's copy of the class (hosts' settings, the run's ClassReport before any push):
+# forked from the collector, which keeps the records.
+_WORKER_CLASS = {}
+
+
+def _start_worker(hosts, report, collector_pid):
+    _WORKER_CLASS.update(hosts=hosts, report=report)
+    # A worker ends with the collector, even one killed, whose pool never says so (its parent is
+    # the forkserver, which lives as long as its workers do).
+    threading.Thread(target=_end_with, args=(collector_pid,), daemon=True).start()
+
+
+def _end_with(collector_pid):
+    while True:
+        try:
+            os.kill(collector_pid, 0)
+        except ProcessLookupError:
+            os._exit(0)
+        time.sleep(1)
+
+
+def _judge_in_worker(host, body, run):
+    return judge(_WORKER_CLASS["hosts"][host], _WORKER_CLASS["report"], host, body, run)
+
+
+def _ready():
+    return None
+
+
+def start_judges(workers, hosts, report):
+    """A pool of `workers` processes judging pushes (judge), started now with a copy of the
+    class, so that the first pushes wait for no start. Forked by a forkserver: a fork of the
+    collector itself, which has threads, could deadlock."""
+    pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("forkserver"),
+                                                  initializer=_start_worker, initargs=(hosts, report, os.getpid()))
+    for future in [pool.submit(_ready) for _ in range(workers)]:
+        future.result()
+    return pool
 
 
 def envelope_problem(pushed, host):

@@ -110,7 +110,7 @@ class ClassRun:
     `warnings`: what the instructor should know before the run (the previous report unread,
     hosts without a token)."""
 
-    def __init__(self, settings, class_hosts, output_dir, digests, listen, tls=None, now=None):
+    def __init__(self, settings, class_hosts, output_dir, digests, listen, tls=None, now=None, workers=0):
         now = now or datetime.datetime.now(UTC)
         self.output_dir = os.path.abspath(output_dir)
         self.report_dir = plan_report_dir(self.output_dir, now)
@@ -122,7 +122,7 @@ class ClassRun:
                                  f"{' ...' if len(tokenless) > 5 else ''}")
         self.collector = Collector(settings["hosts"], digests, os.path.basename(self.report_dir), now=now,
                                    previous=self.previous, lang=settings["report_lang"],
-                                   report_dir=self.report_dir, class_hosts=class_hosts)
+                                   report_dir=self.report_dir, class_hosts=class_hosts, workers=workers)
         self.server = CollectorServer(listen, self.collector, tls)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
@@ -147,6 +147,7 @@ class ClassRun:
     def shutdown(self):
         self.server.shutdown()
         self.server.server_close()
+        self.collector.shutdown()
 
 
 def outcome(report, run_hosts_count, index_html, run_settings):
@@ -236,8 +237,9 @@ def main(argv=None, out=None):
         if problems:
             raise SettingsRefused("Grading settings: " + " | ".join(problems))
         tls = class_tls(output_dir)
+        # a worker per core judges the pushes: the collector's work per push is Python's
         run = ClassRun(settings, class_hosts, output_dir, read_digests(output_dir), listen_address(args.listen, tls),
-                       tls)
+                       tls, workers=os.cpu_count() or 1)
     except (SettingsRefused, OSError) as exc:
         print(f"grade-push: {exc}", file=sys.stderr)
         return SETTINGS_REFUSED

@@ -148,6 +148,15 @@ def test_scrub_value_walks_structures():
         "<redacted>": ["x <redacted>"], "n": 1}
 
 
+def test_a_text_scrubbed_before_a_secret_is_registered_is_scrubbed_of_it_after():
+    """scrub keeps what it made of each text (the collector sees the same texts from every
+    learner); registering a secret must not leave a text as it was scrubbed before."""
+    text = "token: secret-registered-later-0123456789abcdef"
+    assert scrub(text) == text
+    redaction.register_secret("secret-registered-later-0123456789abcdef")
+    assert scrub(text) == "token: <redacted>"
+
+
 # ------------------------------------------------------------------ run_bounded
 
 

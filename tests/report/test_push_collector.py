@@ -318,3 +318,57 @@ def test_a_host_that_never_pushed_is_an_error_row_of_the_report(class_collector)
     assert rows["learner01"]["state"] == "graded"
     assert rows["learner02"]["error"]["message"] == (
         "the host produced no grading record (unreachable, or grading stopped early)")
+
+
+# A collector with worker processes, killed: it never shuts its pool down.
+KILLED_COLLECTOR = """
+import multiprocessing, sys, time
+from ansible_collections.gitops_lab.grader.plugins.plugin_utils.collector import Collector
+if __name__ == "__main__":
+    collector = Collector({"learner01": {"labs": ["capa-src"], "lang": "en"}}, {}, "run-1", workers=2)
+    print(" ".join(str(child.pid) for child in multiprocessing.active_children()), flush=True)
+    time.sleep(600)
+"""
+
+
+def running(pid):
+    """Whether `pid` is a process that has not ended (a zombie has)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_the_collectors_workers_end_with_it_even_when_it_is_killed(tmp_path):
+    """The workers judging pushes are no daemons outliving the run: shutdown ends them, and so
+    does the collector's death (SIGKILL: no pool shutdown)."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "collector.py"
+    script.write_text(KILLED_COLLECTOR)
+    collector = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
+                                 env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    try:
+        workers = [int(pid) for pid in collector.stdout.readline().split()]
+        assert len(workers) == 2 and all(map(running, workers))
+    finally:
+        collector.kill()
+        collector.wait()
+    deadline = time.monotonic() + 10
+    while any(map(running, workers)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(map(running, workers))
+
+
+def test_shutdown_ends_the_collectors_workers(class_collector):
+    import multiprocessing
+
+    collector = Collector(HOSTS, {}, RUN, workers=1)
+    workers = multiprocessing.active_children()
+    assert workers and all(worker.is_alive() for worker in workers)
+    collector.shutdown()
+    assert not any(worker.is_alive() for worker in workers)

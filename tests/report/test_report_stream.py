@@ -110,7 +110,9 @@ def assert_same_report(streamed, whole):
     assert {key: streamed[key] for key in SUMMARIES} == {key: whole[key] for key in SUMMARIES}
 
 
-def test_pushes_rendered_as_they_arrive_make_the_report_of_every_record_at_once(world_results, tmp_path, monkeypatch):
+@pytest.mark.parametrize("workers", [0, 2], ids=["in-process", "worker-processes"])
+def test_pushes_rendered_as_they_arrive_make_the_report_of_every_record_at_once(world_results, tmp_path, monkeypatch,
+                                                                                 workers):
     labs, results = world_results
     first = all_at_once(labs, class_results(labs, results, 0), NOW, tmp_path)
     write_report(str(tmp_path / "first"), first["contents"])  # and latest -> first
@@ -120,12 +122,15 @@ def test_pushes_rendered_as_they_arrive_make_the_report_of_every_record_at_once(
 
     tokens = issue_tokens(HOSTS)
     collector = Collector(settings(labs), {h: token_digest(t) for h, t in tokens.items()}, "run-1", now=LATER,
-                          previous=previous, report_dir=str(tmp_path / "run"))
+                          previous=previous, report_dir=str(tmp_path / "run"), workers=workers)
     pushes = [(h, now[h]) for h in HOSTS if h != NEVER_PUSHES] + [("learner2", results[4])]  # learner2 pushes twice:
     random.Random(23).shuffle(pushes)
     pushes.append(("learner2", now["learner2"]))  # its last result counts
-    for host, result in pushes:
-        assert collector.accept(host, f"Bearer {tokens[host]}", push.envelope(host, "run-1", result))[0] in (202, 422)
+    try:
+        for host, result in pushes:
+            assert collector.accept(host, f"Bearer {tokens[host]}", push.envelope(host, "run-1", result))[0] in (202, 422)
+    finally:
+        collector.shutdown()
     rendered = []
     monkeypatch.setattr(build, "render_parts", lambda host, ctx, render=build.render_parts: (
         rendered.append(host["host"]), render(host, ctx))[1])

@@ -39,13 +39,3 @@ def printable(text):
         return text
     return UNPRINTABLE.sub(_escape, text)
 
-
-def printable_value(value):
-    """`value` (JSON-like data) with every string, dict key included, made printable."""
-    if isinstance(value, str):
-        return printable(value)
-    if isinstance(value, dict):
-        return {printable_value(key): printable_value(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [printable_value(item) for item in value]
-    return value

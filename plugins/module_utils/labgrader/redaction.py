@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import functools
 import re
 
 # A secret can leave in another shape than the one registered: folded over lines (`fold`,
@@ -125,6 +126,7 @@ def register_secret(value):
     decoded = _base64_text(secret)
     if decoded:
         register_secret(decoded)
+    _scrubbed.cache_clear()  # a text scrubbed before may show this secret
 
 
 def _registered_spans(text):
@@ -173,6 +175,17 @@ def scrub(text, secrets=()):
     for secret in secrets:
         if isinstance(secret, str) and len(secret) >= MIN_SECRET and secret in text:
             text = text.replace(secret, REDACTED)
+    return _scrubbed(text)
+
+
+# A class's results repeat most of their texts (every learner who passes a check gets its
+# message): the collector scrubs each distinct text once. register_secret empties the memo.
+SCRUB_MEMO = 1 << 15
+
+
+@functools.lru_cache(maxsize=SCRUB_MEMO)
+def _scrubbed(text):
+    """scrub of `text` without `secrets`."""
     shaped = _SHAPED.search(text) is not None
     if shaped:
         text = _JWT.sub(REDACTED, _PEM_KEY.sub(REDACTED, text))

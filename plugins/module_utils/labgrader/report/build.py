@@ -10,8 +10,8 @@ from __future__ import annotations
 import datetime
 import os
 
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.printable import printable_value
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.redaction import scrub_value
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.printable import printable
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.redaction import scrub
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats import (
     grades_json,
     index_html,
@@ -48,13 +48,20 @@ def shown(value):
     """Normalised records as every report format may show them: secrets that have a shape (a
     private key, a JWT, a URL's password, a Bearer value) redacted once more here -- a result is
     only the VM's word -- and every control, bidi and invisible character made visible
-    (printable.py), once for all formats."""
-    return printable_value(scrub_value(value))
+    (printable.py), once for all formats; every string, dict keys included, in one walk (a
+    class's records are the collector's largest work per push)."""
+    if isinstance(value, str):
+        return printable(scrub(value))
+    if isinstance(value, dict):
+        return {shown(key): shown(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [shown(item) for item in value]
+    return value
 
 
 def render_parts(host, ctx):
-    """{format module: the host's part of it} (formats/)."""
-    return {fmt: fmt.host_part(host, ctx) for fmt in FORMATS}
+    """{format module's name: the host's part of it} (formats/): data a worker process can send."""
+    return {fmt.__name__: fmt.host_part(host, ctx) for fmt in FORMATS}
 
 
 class ClassReport:
@@ -94,18 +101,31 @@ class ClassReport:
         """Take one host's record (normalised and shown: normalize_records, shown; the report owns
         it from now on) and, when `render`, render its parts. A host added again replaces its
         record."""
+        self.keep(*self.host_view(record, render))
+
+    def host_view(self, record, render=True):
+        """(record, the host in the class view, (HostContext key, its parts) or None when not
+        `render`): what add keeps of a host's record. It reads the report and changes nothing
+        of it, so a collector's worker process may compute it from a copy (keep takes it)."""
         name = record["host"]
         record["graded_at"] = self.generated_at
         record["change"] = (host_change(record, self.before.get(name), carried=False) if self.previous is not None
                             else None)
         view, _ = kept_grades(record, self.before.get(name), self.generated_at)
         attach_first_passed(view, self.before.get(name), self.generated_at)
-        self.runs[name] = (record, view)
-        self.parts.pop(name, None)
-        if render:
-            ctx = HostContext(self.generated_at, self.lang, self.ascii_only, self.columns,
-                              self.rows.get(name, -1), self.width)
-            self.parts[name] = (ctx.key, render_parts(view, ctx))
+        if not render:
+            return record, view, None
+        ctx = HostContext(self.generated_at, self.lang, self.ascii_only, self.columns, self.rows.get(name, -1),
+                          self.width)
+        return record, view, (ctx.key, render_parts(view, ctx))
+
+    def keep(self, record, view, parts):
+        """Keep a host's host_view, replacing what the report had of the host."""
+        self.runs[record["host"]] = (record, view)
+        if parts is None:
+            self.parts.pop(record["host"], None)
+        else:
+            self.parts[record["host"]] = parts
 
     def finish(self):
         """All report contents of the run (build_report's result), from the parts rendered so far;
@@ -135,7 +155,7 @@ class ClassReport:
         for host, ctx in zip(hosts, host_contexts(hosts, self.generated_at, self.lang, self.ascii_only, columns), strict=True):
             key, rendered = self.parts.get(host["host"], (None, None))
             parts.append(rendered if key == ctx.key and host["host"] not in carried else render_parts(host, ctx))
-        of = {fmt: [p[fmt] for p in parts] for fmt in FORMATS}
+        of = {fmt: [p[fmt.__name__] for p in parts] for fmt in FORMATS}
         grades = grades_json.grades_data(
             hosts, [p["entry"] for p in of[grades_json]], [r for p in of[grades_json] for r in p["records"]],
             self.generated_at, self.lang, run, class_history(self.previous, hosts, self.generated_at))

@@ -3,6 +3,7 @@ message in every language the catalogue renders it in), hosts."""
 
 from __future__ import annotations
 
+import functools
 import json
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
@@ -82,15 +83,33 @@ def host_part(host, columns):
                 if step is None:
                     cells.append(None)
                     continue
-                ids = []
-                for check in step["checks"]:
-                    message, hint = translations(check, host["lang"])
-                    ids.append(rows.add([xml_safe(check["check"]), check["status"], _safe_texts(message),
-                                         _shown_cut(check["expected"]), _shown_cut(check["found"]),
-                                         _safe_texts(hint)]))
+                ids = [rows.add_text(_row_text(check, host["lang"])) for check in step["checks"]]
                 cells.append([step["status"], ids])
             entry["s"].append(cells)
     return {"entry": entry, "rows": rows.texts, "times": times.texts}
+
+
+# What a check's detail row shows: these of its fields, and the learner's language.
+ROW_KEYS = ("check", "status", "message_key", "params", "message", "hint", "hint_key", "expected", "found")
+# Distinct rows a collector keeps rendered: a class shares most rows (every learner who passes a
+# check has the same one), so most pushes render none.
+ROW_MEMO = 1 << 14
+
+
+def _row_text(check, host_lang):
+    """The JSON text of a check's detail row (interned in the page)."""
+    return _row_text_of(host_lang, json.dumps([check.get(key) for key in ROW_KEYS], ensure_ascii=False,
+                                              separators=(",", ":")))
+
+
+@functools.lru_cache(maxsize=ROW_MEMO)
+def _row_text_of(host_lang, fields_text):
+    """_row_text of the check whose ROW_KEYS fields are the JSON list `fields_text` (a check is
+    JSON data: the text is the check, and the memo's key)."""
+    check = dict(zip(ROW_KEYS, json.loads(fields_text), strict=True))
+    message, hint = translations(check, host_lang)
+    return json.dumps([xml_safe(check["check"]), check["status"], _safe_texts(message), _shown_cut(check["expected"]),
+                       _shown_cut(check["found"]), _safe_texts(hint)], ensure_ascii=False, separators=(",", ":"))
 
 
 def _in_page(entry, rows, times):
