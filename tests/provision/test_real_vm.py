@@ -142,6 +142,38 @@ def test_idempotence_names_every_change(tmp_path: Path) -> None:
         scenario.idempotent("provision 3", "no recap at all")
 
 
+def test_a_change_made_while_the_vm_ran_is_named_as_the_checkouts(tmp_path: Path, monkeypatch) -> None:
+    """Run F1 (docs/real-vm.md): provision 2 replaced the library because the checkout was
+    edited between provision 1 and 2; the message said only "wanted no change"."""
+    class StubVM:
+        state = tmp_path
+
+    monkeypatch.setattr(real_vm, "checkout_digest", lambda: "before")
+    scenario = real_vm.Scenario(StubVM(), real_vm.Deadline(60))
+    with pytest.raises(SystemExit) as unchanged:
+        scenario.idempotent("provision 2", OUTPUT)
+    assert "checkout changed" not in str(unchanged.value)
+    monkeypatch.setattr(real_vm, "checkout_digest", lambda: "after")
+    with pytest.raises(SystemExit, match=r"wanted no change \(log .*\) -- the checkout changed since the run started"):
+        scenario.idempotent("provision 2", OUTPUT)
+
+
+def test_the_checkout_digest_follows_uncommitted_changes(tmp_path: Path) -> None:
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (tmp_path / "f").write_text("1\n")
+    subprocess.run([*git, "add", "f"], check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], check=True)
+    first = real_vm.checkout_digest(tmp_path)
+    assert first and first == real_vm.checkout_digest(tmp_path)
+    (tmp_path / "f").write_text("2\n")
+    edited = real_vm.checkout_digest(tmp_path)
+    assert edited != first
+    (tmp_path / "g").write_text("new\n")
+    assert real_vm.checkout_digest(tmp_path) != edited
+    assert real_vm.checkout_digest(tmp_path / "not-a-checkout") is None
+
+
 def test_a_resumed_run_goes_on_from_the_named_phase_and_names_the_phases_otherwise(tmp_path: Path) -> None:
     class StubVM:
         state = tmp_path
