@@ -47,9 +47,10 @@ TIMER_SECONDS, TIMER_RANDOM_SECONDS = 5, 5  # lab-grade-push.timer: OnUnitActive
 IDLE_SECONDS = 10  # the polls of a closed run, measured alone
 
 
-def real_results(work, tools=True):
-    """One lab_grade result per world combination of the bench class, graded here (without helm
-    and kustomize when not `tools`: capa-src's rendering checks are then ERROR "tool_unavailable")."""
+def real_results(work, tools=True, langs=("en",)):
+    """{lang: one lab_grade result per world combination of the bench class, graded in `lang`},
+    graded here (without helm and kustomize when not `tools`: capa-src's rendering checks are
+    then ERROR "tool_unavailable")."""
     from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runner import ARGUMENT_SPEC, grade_host
 
     tools = bench_class.tools_bin() if tools else str(work / "no-tools")
@@ -60,7 +61,7 @@ def real_results(work, tools=True):
         (work / "worlds").mkdir()
         plan = bench_class.host_plan(math.lcm(*map(len, worlds.values())), worlds, work / "worlds")
         bench_class.materialize_hosts(plan, class_dir, api)
-        results = []
+        results = {lang: [] for lang in langs}
         for host, _ in plan:
             root = class_dir / host
             params = {name: spec.get("default") for name, spec in ARGUMENT_SPEC.items()}
@@ -69,22 +70,34 @@ def real_results(work, tools=True):
                           workspace_root=str(root / "root"), settle_timeout=0,
                           probe_replay=str(root / "probes.json") if (root / "probes.json").exists() else None,
                           **{f"{tool}_binary": os.path.join(tools, tool) for tool in bench_class.TOOLS})
-            results.append(grade_host(params))
+            for lang in langs:
+                results[lang].append(grade_host({**params, "lang": lang}))
         return list(worlds), results
     finally:
         stack.close()
 
 
-def recorded_results(path, work, tools):
-    """real_results, read from `path` when it holds them, else graded and kept there (when given):
-    a re-run of the bench pushes the same results without grading them again."""
+def recorded_results(path, work, tools, langs=("en",)):
+    """real_results, read from `path` when it holds them in every one of `langs`, else graded and
+    kept there (when given): a re-run of the bench pushes the same results without grading them
+    again."""
     if path and os.path.exists(path):
         recorded = json.loads(Path(path).read_text())
-        return recorded["labs"], recorded["results"]
-    labs, results = real_results(work, tools)
+        if isinstance(recorded["results"], dict) and set(langs) <= set(recorded["results"]):
+            return recorded["labs"], recorded["results"]
+    labs, results = real_results(work, tools, langs)
     if path:
         Path(path).write_text(json.dumps({"labs": labs, "results": results}))
     return labs, results
+
+
+def bench_class_hosts(n, langs, results):
+    """(hosts, {host: its lab_lang}, [host i's result]): host i in langs[i % len(langs)], pushing
+    world combination i's result graded in that language."""
+    hosts = [f"learner{i:04d}" for i in range(1, n + 1)]
+    host_langs = {host: langs[i % len(langs)] for i, host in enumerate(hosts)}
+    return hosts, host_langs, [results[host_langs[host]][i % len(results[host_langs[host]])]
+                               for i, host in enumerate(hosts)]
 
 
 def serve(spec_path):
@@ -191,7 +204,7 @@ class VMs:
             time.sleep(self.grade_seconds)
             with self.lock:
                 self.pushes += 1
-            return self.results[i % len(self.results)]
+            return self.results[i]
 
         # the timer was started before the run opened: its first tick at a random point of its period
         wait = phase * (TIMER_SECONDS + TIMER_RANDOM_SECONDS)
@@ -214,11 +227,11 @@ class VMs:
             thread.join()
 
 
-def run_bench(args, hosts, tokens, labs, results, work):
-    """--run: grade-push's run at N, the VMs polling on their timers."""
+def run_bench(args, hosts, host_langs, tokens, labs, results, work):
+    """--run: grade-push's run at N, the VMs polling on their timers (host i pushing results[i])."""
     from ansible_collections.gitops_lab.grader.plugins.plugin_utils.collector import token_digest
 
-    spec = {"hosts": {host: {"labs": labs, "lang": "en"} for host in hosts},
+    spec = {"hosts": {host: {"labs": labs, "lang": host_langs[host]} for host in hosts},
             "digests": {host: token_digest(token) for host, token in tokens.items()},
             "output_dir": str(work / "reports"), "deadline": args.deadline, "workers": args.workers}
     (work / "spec.json").write_text(json.dumps(spec))
@@ -236,7 +249,8 @@ def run_bench(args, hosts, tokens, labs, results, work):
     vms.close()
     collector.wait(60)
     not_kept = {h: a for h, a in vms.answers.items() if a[0] not in (202, 422)}
-    print(f"bench-push --run: {args.n} learners, labs {', '.join(labs)}, {len(results)} distinct results; timers "
+    print(f"bench-push --run: {args.n} learners in {args.langs}, labs {', '.join(labs)}, "
+          f"{len({id(result) for result in results})} distinct results; timers "
           f"every {TIMER_SECONDS}-{TIMER_SECONDS + TIMER_RANDOM_SECONDS} s, grading {args.grade_seconds:g} s per VM, "
           f"deadline {args.deadline:g} s; load {load_before} -> {load_after}")
     print(f"  run opened -> report written: {measured['wall']:.1f} s wall ({measured['pushed']} of {args.n} pushed, "
@@ -262,6 +276,8 @@ def main(argv=None):
                         help="grade the recorded results without helm and kustomize (capa-src's rendering checks ERROR)")
     parser.add_argument("--workers", type=int, default=os.cpu_count(),
                         help="the collector's worker processes (default: this machine's cores; 0: none)")
+    parser.add_argument("--langs", default="en,ja,ko",
+                        help="the hosts' lab_lang in turn, each pushing results graded in it (default en,ja,ko)")
     parser.add_argument("--recorded", help="a file to keep the graded results in and read them from next time")
     parser.add_argument("--serve", help=argparse.SUPPRESS)
     parser.add_argument("--serve-run", help=argparse.SUPPRESS)
@@ -275,17 +291,18 @@ def main(argv=None):
 
     work = Path(tempfile.mkdtemp(prefix="bench-push-"))
     try:
-        labs, results = recorded_results(args.recorded, work, tools=not args.no_tools)
-        hosts = [f"learner{i:04d}" for i in range(1, args.n + 1)]
+        langs = args.langs.split(",")
+        labs, graded = recorded_results(args.recorded, work, not args.no_tools, langs)
+        hosts, host_langs, results = bench_class_hosts(args.n, langs, graded)
         tokens = issue_tokens(hosts)
         if args.run:
-            return run_bench(args, hosts, tokens, labs, results, work)
-        spec = {"hosts": {host: {"labs": labs, "lang": "en"} for host in hosts},
+            return run_bench(args, hosts, host_langs, tokens, labs, results, work)
+        spec = {"hosts": {host: {"labs": labs, "lang": host_langs[host]} for host in hosts},
                 "digests": {host: token_digest(token) for host, token in tokens.items()},
                 "report_dir": str(work / "reports" / "run"), "done_file": str(work / "pushed"), "run": "bench",
                 "workers": args.workers}
         (work / "spec.json").write_text(json.dumps(spec))
-        sizes = [len(push.envelope("learner0001", spec["run"], result)) for result in results]
+        sizes = [len(push.envelope("learner0001", spec["run"], result)) for result in {id(r): r for r in results}.values()]
         collector = subprocess.Popen([sys.executable, "-m", "benchmarks.bench_push", "--serve", str(work / "spec.json")],
                                      stdout=subprocess.PIPE, text=True, cwd=bench_class.ROOT)
         url = f"http://127.0.0.1:{collector.stdout.readline().strip()}"
@@ -293,7 +310,7 @@ def main(argv=None):
         started = time.monotonic()
         def push_until_answered(i):  # as a VM's timer would: again when the collector was not reached
             for _attempt in range(PUSH_ATTEMPTS):
-                answer = push.push_result(url, hosts[i], tokens[hosts[i]], spec["run"], results[i % len(results)])
+                answer = push.push_result(url, hosts[i], tokens[hosts[i]], spec["run"], results[i])
                 if answer[0]:
                     break
             return answer
@@ -305,7 +322,7 @@ def main(argv=None):
         measured = json.loads(collector.stdout.readline())
         collector.wait(60)
         refused = [answer for answer in answers if answer[0] != 202]
-        print(f"bench-push: {args.n} learners, labs {', '.join(labs)}, {len(results)} distinct results of "
+        print(f"bench-push: {args.n} learners in {args.langs}, labs {', '.join(labs)}, {len(sizes)} distinct results of "
               f"{min(sizes) // 1024}-{max(sizes) // 1024} KiB, {CLIENTS} clients; load {load_before} -> "
               f"{bench_class.loadavg()}")
         print(f"  pushes: {pushed_in:.1f} s wall, {len(refused)} not accepted {refused[:1]}")

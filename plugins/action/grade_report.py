@@ -13,7 +13,13 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report
     argument_spec,
     class_report,
 )
-from ansible_collections.gitops_lab.grader.plugins.plugin_utils.grading_run import class_records, run_hosts
+from ansible_collections.gitops_lab.grader.plugins.plugin_utils.grading_run import (
+    RUN_DEFAULTS,
+    class_records,
+    run_hosts,
+    run_outcome,
+    run_settings,
+)
 
 
 class ActionModule(ActionBase):
@@ -44,6 +50,11 @@ class ActionModule(ActionBase):
                 result["exception"] = failure.exception
             return result
         result.update(report)
+        if params["group"] is not None:
+            # The run's last word, as grade-push says it (grade.yml's outcome tasks show it).
+            run = run_settings(task_vars["hostvars"][params["hosts"][0]]) if params["hosts"] else RUN_DEFAULTS
+            where = report["index_html"] if report["written"] else "(check mode: no report written)"
+            result["outcome"] = run_outcome(report, len(params["hosts"]), where, run)
         for warning in warnings:
             self._display.warning(warning)
         return result

@@ -149,6 +149,15 @@ written:
   description: True when the report was written (false in check mode).
   returned: always
   type: bool
+outcome:
+  description:
+    - The run's last word, as C(grade.yml) fails with it and C(scripts/grade-push) says it.
+      C(code) 2 with the hosts that could not be graded (unless the learners' C(grade_allow_host_errors)),
+      else 3 in strict mode (C(grade_strict)) with the failing learners, else 0 and no message.
+  returned: when O(group) is given (the run read from the inventory)
+  type: dict
+  sample: {code: 2, message: "Could not grade 1 of 8 hosts: learner07 (unreachable). The other 7 were graded;
+           see /srv/grader/reports/20261130T051200Z/index.html"}
 scope:
   description:
     - C(class) when this run graded the whole class, C(partial) when it graded only some of

@@ -34,11 +34,10 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report
     write_report,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.history import read_previous
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import kind_label
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import UTC
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.settings import settings_problems
 from ansible_collections.gitops_lab.grader.plugins.plugin_utils.collector import Collector, CollectorServer
-from ansible_collections.gitops_lab.grader.plugins.plugin_utils.grading_run import class_settings, run_hosts
+from ansible_collections.gitops_lab.grader.plugins.plugin_utils.grading_run import class_settings, run_hosts, run_outcome
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 DEFAULT_DEADLINE = 45  # seconds: a VM polls every 5-10 s and grades in a few; 60 s is the goal
@@ -46,7 +45,7 @@ DEFAULT_LISTEN = "127.0.0.1:8443"
 COLLECTOR_DIR = ".collector"  # in grade_report_dir: the class's token digests and certificate
 TOKENS_FILE, CERT_FILE, KEY_FILE = "tokens.json", "collector.pem", "collector.key"
 # grade.yml's exit codes (README.md, "Exit codes")
-HOSTS_IN_ERROR, STRICT_FAILURES, SETTINGS_REFUSED = 2, 3, 5
+SETTINGS_REFUSED = 5  # as grade.yml's settings check (README.md, "Exit codes")
 
 
 class SettingsRefused(Exception):
@@ -150,22 +149,6 @@ class ClassRun:
         self.collector.shutdown()
 
 
-def outcome(report, run_hosts_count, index_html, run_settings):
-    """(exit code, message) of a run of `run_hosts_count` hosts, as grade.yml's last two tasks
-    say it: hosts in error (unless grade_allow_host_errors), then strict mode's failing learners."""
-    errors, failing = report["host_errors"], report["failing_learners"]
-    graded = run_hosts_count - len(errors)
-    if errors and not run_settings["grade_allow_host_errors"]:
-        listed = ", ".join(f"{e['host']} ({kind_label(e['kind'])})" for e in errors)
-        rest = f"The other {graded} were graded" if graded > 0 else "No learner was graded"
-        return HOSTS_IN_ERROR, (f"Could not grade {len(errors)} of {run_hosts_count} hosts: {listed}. "
-                                f"{rest}; see {index_html}")
-    if run_settings["grade_strict"] and failing:
-        return STRICT_FAILURES, (f"Strict mode: failing checks for {len(failing)} of {graded} graded learners: "
-                                 f"{', '.join(failing)}. See {index_html}")
-    return 0, ""
-
-
 def make_certificate(output_dir, address):
     """The class's self-signed ECDSA P-256 certificate for `address` (its subjectAltName), valid
     for a year, in <output_dir>/.collector/ (the key 0600). Returns the certificate's path."""
@@ -256,10 +239,10 @@ def main(argv=None, out=None):
         print(f"grade-push: warning: {warning}", file=sys.stderr)
     index_html = report_files(run.report_dir)["html"]
     print("\n" + printable(report["matrix"]), file=out)
-    code, message = outcome(report, len(settings["hosts"]), index_html, settings["run"])
-    if message:
-        print(f"grade-push: {message}", file=sys.stderr)
-    return code
+    said = run_outcome(report, len(settings["hosts"]), index_html, settings["run"])
+    if said["message"]:
+        print(f"grade-push: {said['message']}", file=sys.stderr)
+    return said["code"]
 
 
 if __name__ == "__main__":

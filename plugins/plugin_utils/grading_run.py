@@ -9,13 +9,44 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleError
 from ansible.inventory.manager import InventoryManager
+from ansible.module_utils.parsing.convert_bool import boolean
 from ansible_collections.gitops_lab.grader.plugins.filter.grading import host_record, host_settings
 from ansible_collections.gitops_lab.grader.plugins.filter.lab_options import lab_options
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import kind_label
 
 # The run-wide variables lab_settings checks, and the value each has when no inventory sets it
 # (grade.yml's defaults).
 RUN_DEFAULTS = {"grade_settle_timeout": 30, "grade_poll_interval": 5, "grade_task_timeout": 300,
                 "grade_strict": False, "grade_allow_host_errors": False}
+# A run's exit codes when it could not grade every host, and in strict mode when learners fail
+# (README.md, "Exit codes"; grade.yml's outcome tasks say them as grade_exit_code).
+HOSTS_IN_ERROR, STRICT_FAILURES = 2, 3
+
+
+def run_settings(variables):
+    """The run-wide grade_* variables as a learner host's `variables` have them (the learners'
+    plays see group_vars/learners or -e there, not in localhost's)."""
+    return {name: variables.get(name, default) for name, default in RUN_DEFAULTS.items()}
+
+
+def run_outcome(report, run_hosts_count, where, run):
+    """{"code", "message"} of a run of `run_hosts_count` hosts (grade.yml's and grade-push's last
+    word): hosts in error (unless grade_allow_host_errors), then strict mode's failing learners;
+    code 0 and no message otherwise. `report`: the class report's summaries (host_errors,
+    failing_learners); `where`: the report's index.html, or why there is none; `run`:
+    run_settings (the switches as the inventory or -e give them: true, "yes", "false", ...)."""
+    errors, failing = report["host_errors"], report["failing_learners"]
+    graded = run_hosts_count - len(errors)
+    if errors and not boolean(run["grade_allow_host_errors"], strict=False):
+        listed = ", ".join(f"{e['host']} ({kind_label(e['kind'])})" for e in errors)
+        rest = f"The other {graded} were graded" if graded > 0 else "No learner was graded"
+        return {"code": HOSTS_IN_ERROR,
+                "message": f"Could not grade {len(errors)} of {run_hosts_count} hosts: {listed}. {rest}; see {where}"}
+    if boolean(run["grade_strict"], strict=False) and failing:
+        return {"code": STRICT_FAILURES,
+                "message": f"Strict mode: failing checks for {len(failing)} of {graded} graded learners: "
+                           f"{', '.join(failing)}. See {where}"}
+    return {"code": 0, "message": ""}
 
 
 def run_hosts(group, limit, loader, task_vars):
@@ -52,7 +83,7 @@ def class_settings(hostvars, hosts):
         settings["sites"][host] = lab_options(variables, "site")
         settings["addresses"][host] = variables.get("ansible_host")
         if index == 0:
-            settings["run"] = {name: variables.get(name, default) for name, default in RUN_DEFAULTS.items()}
+            settings["run"] = run_settings(variables)
             settings["report_lang"] = variables.get("grade_report_lang", "en")
     return settings
 

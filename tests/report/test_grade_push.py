@@ -18,7 +18,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report import build
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.registry import CLASS_FILES
-from ansible_collections.gitops_lab.grader.plugins.plugin_utils import grade_push
+from ansible_collections.gitops_lab.grader.plugins.plugin_utils import grade_push, grading_run
 from ansible_collections.gitops_lab.grader.plugins.plugin_utils.collector import issue_tokens, token_digest
 from report_sample import registry_result
 
@@ -145,7 +145,7 @@ def test_grade_push_writes_the_pull_paths_report_and_says_who_did_not_push(a_cla
         "the host produced no grading record (unreachable, or grading stopped early)")
     assert os.path.realpath(reports / "latest") == str(report_dir)
 
-    assert code == grade_push.HOSTS_IN_ERROR
+    assert code == grading_run.HOSTS_IN_ERROR
     assert matrix == "\n" + pulled["matrix"] + "\n"
     assert capsys.readouterr().err == (f"grade-push: Could not grade 2 of 4 hosts: learner03 (environment unhealthy), "
                             f"learner04 (grader error). The other 2 were graded; see {report_dir}/index.html\n")
@@ -159,9 +159,25 @@ def test_grade_push_ends_when_every_host_pushed_with_strict_modes_exit_code(a_cl
     started = time.monotonic()
     code, _, _ = run_grade_push(["--listen", "127.0.0.1:0", "--deadline", "30"], a_class, tmp_path, list(LABS_OF))
     assert time.monotonic() - started < 15  # the deadline was not waited for
-    assert code == grade_push.STRICT_FAILURES
+    assert code == grading_run.STRICT_FAILURES
     assert capsys.readouterr().err.startswith(
         "grade-push: Strict mode: failing checks for 1 of 3 graded learners: learner01. See ")
+
+
+@pytest.mark.parametrize("switch", ["false", "no", "off", "0", False])
+def test_a_switch_the_inventory_turns_off_in_words_is_off(switch):
+    """grade_strict: "false" (a string, as -e and many inventories give it) is off, as Ansible's
+    bool filter reads it in grade.yml: grade-push had its own copy of the outcome, which took any
+    non-empty string for on (exit 3 for a run grade.yml ends with 0)."""
+    report = {"host_errors": [{"host": "learner02", "kind": "unreachable", "message": "gone"}],
+              "failing_learners": ["learner01"]}
+    run = {**grading_run.RUN_DEFAULTS, "grade_strict": switch, "grade_allow_host_errors": switch}
+    assert grading_run.run_outcome(report, 2, "index.html", run)["code"] == grading_run.HOSTS_IN_ERROR
+    run = {**run, "grade_allow_host_errors": "yes"}
+    assert grading_run.run_outcome(report, 2, "index.html", run) == {"code": 0, "message": ""}
+    assert grading_run.run_outcome(report, 2, "index.html", {**run, "grade_strict": "true"}) == {
+        "code": grading_run.STRICT_FAILURES,
+        "message": "Strict mode: failing checks for 1 of 1 graded learners: learner01. See index.html"}
 
 
 def test_a_push_after_the_run_closed_is_refused(a_class, tmp_path):

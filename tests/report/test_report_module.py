@@ -158,7 +158,7 @@ def test_documentation_matches_argument_spec():
     returned = yaml.safe_load(grade_report.RETURN)
     assert set(returned) == {"report_dir", "latest", "files", "index_html", "generated_at", "counts",
                              "matrix", "hosts_in_error", "host_errors", "learner_failures", "failing_learners",
-                             "written", "scope",
+                             "written", "scope", "outcome",
                              "carried_hosts", "changes"}
 
 
