@@ -93,10 +93,11 @@ def recorded_results(path, work, tools, langs=("en",)):
 
 def bench_class_hosts(n, langs, results):
     """(hosts, {host: its lab_lang}, [host i's result]): host i in langs[i % len(langs)], pushing
-    world combination i's result graded in that language."""
+    a result graded in that language; the hosts of each language go through every world
+    combination in turn (host i: combination i // len(langs))."""
     hosts = [f"learner{i:04d}" for i in range(1, n + 1)]
     host_langs = {host: langs[i % len(langs)] for i, host in enumerate(hosts)}
-    return hosts, host_langs, [results[host_langs[host]][i % len(results[host_langs[host]])]
+    return hosts, host_langs, [results[host_langs[host]][i // len(langs) % len(results[host_langs[host]])]
                                for i, host in enumerate(hosts)]
 
 
