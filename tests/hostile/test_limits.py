@@ -21,6 +21,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.limits
     read_regular,
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.redaction import scrub
+from processes import running
 
 
 def refused(function, *args):
@@ -176,13 +177,9 @@ def test_run_bounded_kills_the_process_group_at_the_timeout(tmp_path):
 
 
 def alive(pid):
-    """True while `pid` runs (a zombie waiting for its reaper has finished)."""
+    """True while `pid` runs, a moment after it was told to end."""
     time.sleep(0.2)
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
+    return running(pid)
 
 
 def test_run_bounded_background_children_do_not_hold_it(tmp_path):

@@ -19,6 +19,7 @@ from ansible_collections.gitops_lab.grader.plugins.plugin_utils.collector import
     issue_tokens,
     token_digest,
 )
+from processes import running
 from report_sample import NOW, registry_result
 
 HOSTS = {"learner01": {"labs": ["capa-src", "cgoa-ci"], "lang": "en"},
@@ -329,15 +330,6 @@ if __name__ == "__main__":
     print(" ".join(str(child.pid) for child in multiprocessing.active_children()), flush=True)
     time.sleep(600)
 """
-
-
-def running(pid):
-    """Whether `pid` is a process that has not ended (a zombie has)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def test_the_collectors_workers_end_with_it_even_when_it_is_killed(tmp_path):
