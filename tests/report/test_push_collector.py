@@ -259,6 +259,57 @@ class NotACollector(http.server.BaseHTTPRequestHandler):
         pass
 
 
+class BusyCollector(http.server.BaseHTTPRequestHandler):
+    """A run open for every host; a push is told 503 "busy" `busy` times, then 202. Records the
+    bodies pushed."""
+
+    busy, pushed = 0, []
+
+    def do_GET(self):
+        self.reply(200, json.dumps({"run": RUN, "kept": False}).encode())
+
+    def do_POST(self):
+        type(self).pushed.append(self.rfile.read(int(self.headers["Content-Length"])))
+        if len(self.pushed) <= self.busy:
+            return self.reply(503, b"the collector is busy: push again in a few seconds\n")
+        self.reply(202, b"learner01: graded\n")
+
+    def reply(self, status, body):
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format, *args):
+        pass
+
+
+@pytest.mark.parametrize(("busy", "answer", "pushes"), [
+    (2, (202, "learner01: graded\n"), 3),
+    (push.BUSY_RETRIES + 1, (503, "the collector is busy: push again in a few seconds\n"), push.BUSY_RETRIES + 1),
+])
+def test_a_push_the_busy_collector_refuses_is_sent_again_without_grading_again(busy, answer, pushes, tmp_path):
+    """1,000 VMs at a run's opening: a push told 503 is sent again, the same result, after a
+    random 1-3 s, at most BUSY_RETRIES times; the VM grades once (before: once per timer tick
+    until it got in)."""
+    handler = type("Busy", (BusyCollector,), {"busy": busy, "pushed": []})
+    httpd = http.server.HTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    gradings, waits = [], []
+    state = tmp_path / "push-run"
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}"
+        said = push.poll_and_push(url, "learner01", "token", str(state),
+                                  lambda: gradings.append(1) or graded(), wait=waits.append)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert said == answer
+    assert gradings == [1] and len(handler.pushed) == pushes and len(set(handler.pushed)) == 1
+    assert len(waits) == pushes - 1 and all(push.BUSY_WAIT_SECONDS[0] <= w <= push.BUSY_WAIT_SECONDS[1] for w in waits)
+    assert state.exists() == (answer[0] == 202)
+
+
 @pytest.mark.parametrize("body", [b"not json", b'["run"]', b'{"run": "../../etc"}', b'{"run": 7}'])
 def test_a_poll_answer_that_names_no_run_is_not_taken_as_one(body, tmp_path):
     handler = type("Answer", (NotACollector,), {"body": body})
