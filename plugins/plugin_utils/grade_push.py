@@ -46,6 +46,10 @@ COLLECTOR_DIR = ".collector"  # in grade_report_dir: the class's token digests a
 TOKENS_FILE, CERT_FILE, KEY_FILE = "tokens.json", "collector.pem", "collector.key"
 # grade.yml's exit codes (README.md, "Exit codes")
 SETTINGS_REFUSED = 5  # as grade.yml's settings check (README.md, "Exit codes")
+# The collector's worker processes: a push is Python's work (~30-50 ms of CPU, docs/performance.md),
+# so a worker per core, up to 4: two took 1,000 pushes in 20 s here, and each holds a copy of the
+# class's previous report.
+JUDGE_WORKERS = min(os.cpu_count() or 1, 4)
 
 
 class SettingsRefused(Exception):
@@ -220,9 +224,8 @@ def main(argv=None, out=None):
         if problems:
             raise SettingsRefused("Grading settings: " + " | ".join(problems))
         tls = class_tls(output_dir)
-        # a worker per core judges the pushes: the collector's work per push is Python's
         run = ClassRun(settings, class_hosts, output_dir, read_digests(output_dir), listen_address(args.listen, tls),
-                       tls, workers=os.cpu_count() or 1)
+                       tls, workers=JUDGE_WORKERS)
     except (SettingsRefused, OSError) as exc:
         print(f"grade-push: {exc}", file=sys.stderr)
         return SETTINGS_REFUSED
