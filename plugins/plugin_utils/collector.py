@@ -135,10 +135,8 @@ class Collector:
         if len(body) > MAX_PUSH_BYTES:
             return 413, f"a push is at most {MAX_PUSH_BYTES} bytes"
         run = self.run
-        if self.judges is None:
-            status, message, kept = judge(self.hosts[host], self.report, host, body, run)
-        else:
-            status, message, kept = self.judges.submit(_judge_in_worker, host, body, run).result()
+        judged = self._judged_in_worker(host, body, run) if run is not None else None
+        status, message, kept = judged or judge(self.hosts[host], self.report, host, body, run)
         if kept is None:
             return status, message
         with self.lock:
@@ -151,10 +149,28 @@ class Collector:
                 self.everyone_pushed.set()
         return status, message
 
+    def _judged_in_worker(self, host, body, run):
+        """judge's answer from a worker process; None without workers, once they are shut down
+        (the run closed), or when the pool broke (a worker died: the OOM killer, a signal): from
+        then on this process judges, and no push is lost to it."""
+        judges = self.judges
+        if judges is None:
+            return None
+        try:
+            return judges.submit(_judge_in_worker, host, body, run).result()
+        except concurrent.futures.process.BrokenProcessPool:
+            self.judges = None
+            judges.shutdown(wait=False, cancel_futures=True)
+        except RuntimeError as refused:  # submit after shutdown(); any other is judge's own
+            if "after shutdown" not in str(refused):
+                raise
+        return None
+
     def shutdown(self):
-        """End the worker processes (workers > 0); accept must not be called after."""
-        if self.judges is not None:
-            self.judges.shutdown()
+        """End the worker processes (workers > 0); a push after it is judged in this process."""
+        judges, self.judges = self.judges, None
+        if judges is not None:
+            judges.shutdown()
 
     def finish(self):
         """The class report of the run (build_report's result) from the pushes kept so far: the
@@ -169,7 +185,7 @@ def judge(settings, report, host, body, run):
     `report` the run's ClassReport (only read)."""
     try:
         pushed = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # RecursionError: nested past json's stack
         return 400, f"the push is not UTF-8 JSON: {exc}", None
     problem = envelope_problem(pushed, host)
     if problem:

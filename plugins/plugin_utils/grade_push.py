@@ -126,7 +126,11 @@ class ClassRun:
         self.collector = Collector(settings["hosts"], digests, os.path.basename(self.report_dir), now=now,
                                    previous=self.previous, lang=settings["report_lang"],
                                    report_dir=self.report_dir, class_hosts=class_hosts, workers=workers)
-        self.server = CollectorServer(listen, self.collector, tls)
+        try:
+            self.server = CollectorServer(listen, self.collector, tls)
+        except BaseException:  # the address taken, the certificate unreadable: no worker outlives it
+            self.collector.shutdown()
+            raise
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 

@@ -415,3 +415,57 @@ def test_shutdown_ends_the_collectors_workers(class_collector):
     assert workers and all(worker.is_alive() for worker in workers)
     collector.shutdown()
     assert not any(worker.is_alive() for worker in workers)
+
+
+def test_a_dead_worker_costs_no_push(class_collector):
+    """A worker killed mid-run (the OOM killer, a signal) breaks the pool: every later push is
+    judged in the collector's process, none is lost; so is a push that meets the pool shut down."""
+    import multiprocessing
+    import os
+    import signal
+    import time
+
+    _, tokens = class_collector
+    collector = Collector(HOSTS, {host: token_digest(token) for host, token in tokens.items()}, RUN, now=NOW,
+                          report_dir="/r/x", workers=1)
+    try:
+        (worker,) = multiprocessing.active_children()
+        os.kill(worker.pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while running(worker.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert pushed(collector, tokens, "learner01", graded()) == (202, "learner01: graded")
+        assert collector.judges is None
+    finally:
+        collector.shutdown()
+    collector = Collector(HOSTS, {host: token_digest(token) for host, token in tokens.items()}, RUN, now=NOW,
+                          report_dir="/r/x", workers=1)
+    collector.judges.shutdown()  # as ClassRun.shutdown may, while a push is being read
+    assert pushed(collector, tokens, "learner02", graded(["capa-src"], "ja")) == (202, "learner02: graded")
+
+
+def test_json_nested_past_the_parsers_stack_is_a_bad_push(class_collector):
+    collector, tokens = class_collector
+    status, message = collector.accept("learner01", f"Bearer {tokens['learner01']}", b"[" * 200_000)
+    assert (status, message.split(":")[0]) == (400, "the push is not UTF-8 JSON")
+
+
+def test_the_memos_keep_no_long_text():
+    """What the collector memoises is bounded per entry: a learner's long values that never
+    repeat are rendered, not kept."""
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import redaction
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats import grades_json, page_data
+
+    memos = (redaction._scrubbed, page_data._row_text_of, grades_json._fields_text)
+    for memo in memos:
+        memo.cache_clear()
+    long_text = "x" * (max(redaction.SCRUB_MEMO_TEXT, page_data.ROW_MEMO_TEXT, grades_json.RECORD_MEMO_TEXT) + 1)
+    check = {"lab": "capa-src", "step": 1, "check": "capa-src.1.x", "status": "FAIL", "expected": "a",
+             "found": long_text, "message_key": "", "params": {}, "message": "m", "hint": "", "hint_key": None}
+    assert redaction.scrub(long_text) == long_text
+    assert json.loads(page_data._row_text(check, "en"))[4].startswith("xxxx")
+    assert json.loads("{" + grades_json._record_text({"host": "h", **check}).split("{", 1)[1])["found"] == long_text
+    assert [memo.cache_info().currsize for memo in memos] == [0, 0, 0]
+    short = {**check, "found": "y"}
+    redaction.scrub("short text here"), page_data._row_text(short, "en"), grades_json._record_text({"host": "h", **short})
+    assert [memo.cache_info().currsize for memo in memos] == [1, 1, 1]

@@ -175,12 +175,14 @@ def scrub(text, secrets=()):
     for secret in secrets:
         if isinstance(secret, str) and len(secret) >= MIN_SECRET and secret in text:
             text = text.replace(secret, REDACTED)
-    return _scrubbed(text)
+    return (_scrubbed if len(text) <= SCRUB_MEMO_TEXT else _scrubbed.__wrapped__)(text)
 
 
 # A class's results repeat most of their texts (every learner who passes a check gets its
 # message): the collector scrubs each distinct text once. register_secret empties the memo.
-SCRUB_MEMO = 1 << 15
+# Bounded in entries and in the length of a text kept (a learner pushing long texts that never
+# repeat must not grow the collector's memory: at most ~SCRUB_MEMO x 2 x SCRUB_MEMO_TEXT).
+SCRUB_MEMO, SCRUB_MEMO_TEXT = 8192, 2048
 
 
 @functools.lru_cache(maxsize=SCRUB_MEMO)

@@ -72,14 +72,17 @@ def _nested(value, depth):
 
 
 # Distinct checks a collector keeps as text: most learners share most checks, so most of a
-# push's records are texts already made (json's indented encoder is pure Python).
-RECORD_MEMO = 1 << 14
+# push's records are texts already made (json's indented encoder is pure Python). Only records
+# of at most RECORD_MEMO_TEXT characters are kept (a learner's long values that never repeat must
+# not grow the collector).
+RECORD_MEMO, RECORD_MEMO_TEXT = 4096, 4096
 
 
 def _record_text(record):
     """"    " + _nested(record, 2): one record of `records` as the file has it."""
     fields = json.dumps([record[key] for key in RECORD_KEYS], ensure_ascii=False, separators=(",", ":"))
-    return '    {\n      "host": ' + json.dumps(record["host"], ensure_ascii=False) + ",\n" + _fields_text(fields)
+    text = (_fields_text if len(fields) <= RECORD_MEMO_TEXT else _fields_text.__wrapped__)(fields)
+    return '    {\n      "host": ' + json.dumps(record["host"], ensure_ascii=False) + ",\n" + text
 
 
 @functools.lru_cache(maxsize=RECORD_MEMO)

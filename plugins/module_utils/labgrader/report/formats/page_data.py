@@ -92,14 +92,15 @@ def host_part(host, columns):
 # What a check's detail row shows: these of its fields, and the learner's language.
 ROW_KEYS = ("check", "status", "message_key", "params", "message", "hint", "hint_key", "expected", "found")
 # Distinct rows a collector keeps rendered: a class shares most rows (every learner who passes a
-# check has the same one), so most pushes render none.
-ROW_MEMO = 1 << 14
+# check has the same one), so most pushes render none. Only checks of at most ROW_MEMO_TEXT
+# characters are kept (a learner's long values that never repeat must not grow the collector).
+ROW_MEMO, ROW_MEMO_TEXT = 4096, 4096
 
 
 def _row_text(check, host_lang):
     """The JSON text of a check's detail row (interned in the page)."""
-    return _row_text_of(host_lang, json.dumps([check.get(key) for key in ROW_KEYS], ensure_ascii=False,
-                                              separators=(",", ":")))
+    fields_text = json.dumps([check.get(key) for key in ROW_KEYS], ensure_ascii=False, separators=(",", ":"))
+    return (_row_text_of if len(fields_text) <= ROW_MEMO_TEXT else _row_text_of.__wrapped__)(host_lang, fields_text)
 
 
 @functools.lru_cache(maxsize=ROW_MEMO)
