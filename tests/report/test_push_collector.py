@@ -458,14 +458,31 @@ def test_the_memos_keep_no_long_text():
 
     memos = (redaction._scrubbed, page_data._row_text_of, grades_json._fields_text)
     for memo in memos:
-        memo.cache_clear()
+        memo.forget()
     long_text = "x" * (max(redaction.SCRUB_MEMO_TEXT, page_data.ROW_MEMO_TEXT, grades_json.RECORD_MEMO_TEXT) + 1)
     check = {"lab": "capa-src", "step": 1, "check": "capa-src.1.x", "status": "FAIL", "expected": "a",
              "found": long_text, "message_key": "", "params": {}, "message": "m", "hint": "", "hint_key": None}
     assert redaction.scrub(long_text) == long_text
     assert json.loads(page_data._row_text(check, "en"))[4].startswith("xxxx")
     assert json.loads("{" + grades_json._record_text({"host": "h", **check}).split("{", 1)[1])["found"] == long_text
-    assert [memo.cache_info().currsize for memo in memos] == [0, 0, 0]
+    assert [len(memo.kept) for memo in memos] == [0, 0, 0]
     short = {**check, "found": "y"}
     redaction.scrub("short text here"), page_data._row_text(short, "en"), grades_json._record_text({"host": "h", **short})
-    assert [memo.cache_info().currsize for memo in memos] == [1, 1, 1]
+    assert [len(memo.kept) for memo in memos] == [1, 1, 1]
+
+
+def test_the_memo_keeps_the_first_calls_through_a_cycle_longer_than_it():
+    """Hosts bring their checks in the same order: with a cycle of 3 distinct calls and room for
+    2, the first two are computed once (an LRU of 2 would compute all three every time)."""
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.memo import first_seen
+
+    computed = []
+
+    @first_seen(2, 10)
+    def upper(text):
+        computed.append(text)
+        return text.upper()
+
+    assert [upper(t) for t in ["a", "b", "c"] * 3] == ["A", "B", "C"] * 3
+    assert computed == ["a", "b", "c", "c", "c"]
+    assert upper("x" * 11) == "X" * 11 and len(upper.kept) == 2

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import functools
 import json
 
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.memo import first_seen
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.history import SCHEMA
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import (
     compute_counts,
@@ -71,21 +71,18 @@ def _nested(value, depth):
     return json.dumps(value, ensure_ascii=False, indent=2).replace("\n", "\n" + "  " * depth)
 
 
-# Distinct checks a collector keeps as text: most learners share most checks, so most of a
-# push's records are texts already made (json's indented encoder is pure Python). Only records
-# of at most RECORD_MEMO_TEXT characters are kept (a learner's long values that never repeat must
-# not grow the collector).
-RECORD_MEMO, RECORD_MEMO_TEXT = 4096, 4096
+# Distinct checks a collector keeps as text (memo.first_seen): most learners share most checks,
+# so most of a push's records are texts already made (json's indented encoder is pure Python).
+RECORD_MEMO, RECORD_MEMO_TEXT = 16384, 2048
 
 
 def _record_text(record):
     """"    " + _nested(record, 2): one record of `records` as the file has it."""
     fields = json.dumps([record[key] for key in RECORD_KEYS], ensure_ascii=False, separators=(",", ":"))
-    text = (_fields_text if len(fields) <= RECORD_MEMO_TEXT else _fields_text.__wrapped__)(fields)
-    return '    {\n      "host": ' + json.dumps(record["host"], ensure_ascii=False) + ",\n" + text
+    return '    {\n      "host": ' + json.dumps(record["host"], ensure_ascii=False) + ",\n" + _fields_text(fields)
 
 
-@functools.lru_cache(maxsize=RECORD_MEMO)
+@first_seen(RECORD_MEMO, RECORD_MEMO_TEXT)
 def _fields_text(fields_text):
     """The lines after "host" of a record whose RECORD_KEYS values are the JSON list `fields_text`."""
     text = _nested(dict(zip(RECORD_KEYS, json.loads(fields_text), strict=True)), 2)

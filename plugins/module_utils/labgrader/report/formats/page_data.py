@@ -3,10 +3,10 @@ message in every language the catalogue renders it in), hosts."""
 
 from __future__ import annotations
 
-import functools
 import json
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import i18n
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.memo import first_seen
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import show_value, xml_safe
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import LANGUAGES, SEVERITY, STATUSES, SYMBOLS
 
@@ -91,19 +91,19 @@ def host_part(host, columns):
 
 # What a check's detail row shows: these of its fields, and the learner's language.
 ROW_KEYS = ("check", "status", "message_key", "params", "message", "hint", "hint_key", "expected", "found")
-# Distinct rows a collector keeps rendered: a class shares most rows (every learner who passes a
-# check has the same one), so most pushes render none. Only checks of at most ROW_MEMO_TEXT
-# characters are kept (a learner's long values that never repeat must not grow the collector).
-ROW_MEMO, ROW_MEMO_TEXT = 4096, 4096
+# Distinct rows a collector keeps rendered (memo.first_seen): a class shares most rows (every
+# learner who passes a check has the same one), so most pushes render none. A check's fields are
+# ~800 characters (99 % under 1,100): those of more than ROW_MEMO_TEXT are rendered every time.
+ROW_MEMO, ROW_MEMO_TEXT = 16384, 2048
 
 
 def _row_text(check, host_lang):
     """The JSON text of a check's detail row (interned in the page)."""
-    fields_text = json.dumps([check.get(key) for key in ROW_KEYS], ensure_ascii=False, separators=(",", ":"))
-    return (_row_text_of if len(fields_text) <= ROW_MEMO_TEXT else _row_text_of.__wrapped__)(host_lang, fields_text)
+    return _row_text_of(host_lang, json.dumps([check.get(key) for key in ROW_KEYS], ensure_ascii=False,
+                                              separators=(",", ":")))
 
 
-@functools.lru_cache(maxsize=ROW_MEMO)
+@first_seen(ROW_MEMO, ROW_MEMO_TEXT)
 def _row_text_of(host_lang, fields_text):
     """_row_text of the check whose ROW_KEYS fields are the JSON list `fields_text` (a check is
     JSON data: the text is the check, and the memo's key)."""
