@@ -44,7 +44,6 @@ DEFAULT_DEADLINE = 45  # seconds: a VM polls every 5-10 s and grades in a few; 6
 DEFAULT_LISTEN = "127.0.0.1:8443"
 COLLECTOR_DIR = ".collector"  # in grade_report_dir: the class's token digests and certificate
 TOKENS_FILE, CERT_FILE, KEY_FILE = "tokens.json", "collector.pem", "collector.key"
-# grade.yml's exit codes (README.md, "Exit codes")
 SETTINGS_REFUSED = 5  # as grade.yml's settings check (README.md, "Exit codes")
 # The collector's worker processes: a push is Python's work (~30-50 ms of CPU, docs/performance.md),
 # so a worker per core, up to 4: two took 1,000 pushes in 20 s here, and each holds a copy of the

@@ -107,8 +107,8 @@ class ClassReport:
         """(record, the host in the class view, (HostContext key, its parts) or None when not
         `render`): what add keeps of a host's record. It keeps nothing in the report (its only
         write into it, the first-pass times of the previous view's steps a kept host's view
-        shares, is the same whoever makes it), so threads may call it at once and a collector's worker process may compute it
-        from a copy (keep takes it)."""
+        shares, is the same whoever makes it), so threads may call it at once and a collector's
+        worker process may compute it from a copy (keep takes it)."""
         name = record["host"]
         record["graded_at"] = self.generated_at
         record["change"] = (host_change(record, self.before.get(name), carried=False) if self.previous is not None
