@@ -211,3 +211,57 @@ def test_run_refuses_resume_without_a_phase(capsys) -> None:
     with pytest.raises(SystemExit):
         real_vm.main(["run", "--resume", "/nonexistent"])
     assert "--resume and --from go together" in capsys.readouterr().err
+
+
+def test_the_plane_phases_follow_the_vm_phases_only_with_the_plane(tmp_path: Path) -> None:
+    class StubVM:
+        state = tmp_path
+
+    plain = [name for name, _ in real_vm.Scenario(StubVM(), real_vm.Deadline(60)).phases()]
+    phases = real_vm.Scenario(StubVM(), real_vm.Deadline(60), real_vm.Plane(tmp_path)).phases()
+    names = [name for name, _ in phases]
+    assert names == [*plain, "plane", "provision with the cluster", "grade before", "solve", "grade solved",
+                     "lab check", "record"]
+    assert [name for name, _ in real_vm.phases_from(phases, "grade solved")] == ["grade solved", "lab check", "record"]
+
+
+def test_the_tunnel_brings_the_api_to_the_guest_and_the_guests_gitd_to_the_plane(tmp_path: Path) -> None:
+    vm = real_vm.VM(Path("/img"), tmp_path)
+    vm.port = 40022
+    plane = real_vm.Plane(tmp_path)
+    plane.record = {"addr": "127.123.4.5"}
+    argv = plane.tunnel_argv(vm)
+    assert argv[:3] == ["ssh", "-p", "40022"] and argv[-1] == "debian@127.0.0.1"
+    assert argv[argv.index("-R") + 1] == "127.0.0.1:6443:127.123.4.5:26443"  # k3s's address in the guest
+    assert argv[argv.index("-L") + 1] == "127.123.4.5:9418:127.0.0.1:9418"  # where the repo-server resolves gitd
+    assert "ExitOnForwardFailure=yes" in argv and "-N" in argv
+
+
+def test_the_plane_variables_change_only_what_a_plane_makes_different(tmp_path: Path) -> None:
+    plane_vars = real_vm.plane_vars(tmp_path, {"addr": "127.123.4.5"})
+    assert plane_vars["lab_enrolled"] == ["capa-src", "cgoa-ci", "capa-drift"]
+    assert plane_vars["learner_base_required_ports"] == [{"port": 9418, "owners": ["git-daemon", "git"]}]
+    assert plane_vars["instructor_kubeconfig_server"] == "https://127.123.4.5:26443"
+    assert set(plane_vars) == {"lab_enrolled", "learner_base_required_ports", "k3s_server_system_workloads",
+                               "argocd_airgap_images", "argocd_cli_checksums", "grader_runtime_install_tools",
+                               "instructor_kubeconfig_server", "instructor_kubeconfig_dir"}
+    assert set(real_vm.PLANE_SKIP_TAGS.split(",")) == {"molecule-notest", "lab-k3s-install", "lab-grader-tools"}
+
+
+def test_the_labs_solved_over_ssh_are_the_registrys() -> None:
+    labs = REPO / "plugins/module_utils/labgrader/labs"
+    assert sorted(real_vm.PLANE_LABS) == sorted(p.name.replace("_", "-") for p in labs.iterdir()
+                                                if (p / "__init__.py").is_file())
+
+
+def test_a_plane_never_started_stops_without_touching_anything(tmp_path: Path, monkeypatch) -> None:
+    calls = []
+    monkeypatch.setattr(real_vm.subprocess, "run", lambda *a, **k: calls.append(a))
+    real_vm.Plane(tmp_path).stop()
+    assert calls == []
+
+
+def test_the_plane_address_is_loopback_and_its_ports_free() -> None:
+    addr = real_vm.pick_plane_address()
+    assert addr.startswith("127.") and addr != "127.0.0.1"
+    assert all(real_vm.port_free(addr, port) for port in (9418, 26443))
