@@ -13,6 +13,7 @@ import pytest
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import push
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report import build
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.document import as_text
 from ansible_collections.gitops_lab.grader.plugins.plugin_utils.collector import (
     Collector,
     CollectorServer,
@@ -59,7 +60,7 @@ def test_a_good_push_is_kept_as_the_record_the_pulled_report_makes(class_collect
                "labs": graded(["capa-src"], "ja")["labs"]}]
     from_pull = build.build_report(pulled, hosts=list(HOSTS), now=NOW, report_dir="/r/x",
                                    enrolled=ENROLLED)
-    assert from_push["contents"] == from_pull["contents"]
+    assert {name: as_text(content) for name, content in from_push["contents"].items()} == from_pull["contents"]
     assert from_push["counts"]["hosts_graded"] == 2
 
 

@@ -22,6 +22,7 @@ from ansible_collections.gitops_lab.grader.plugins.filter.grading import grade_r
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import push
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks import repo_server
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report import build
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.document import Document, as_text
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.files import write_report
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.grades_csv import csv_lines
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.page_data import script_json
@@ -94,12 +95,15 @@ def dumped_whole(report):
         "grades.json": json.dumps(report["grades"], ensure_ascii=False, indent=2) + "\n",
         "junit.xml": '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(junit, encoding="unicode") + "\n",
         "data": script_json(json.loads(data)),
-        **{name: "\ufeff" + csv_lines(list(csv.reader(io.StringIO(contents[name][1:], newline=""))))
+        **{name: "\ufeff" + csv_lines(list(csv.reader(io.StringIO(contents[name][1:], newline="")))).decode("utf-8")
            for name in ("grades.csv", "checks.csv")},
     }, {"data": data, **contents}
 
 
 def assert_same_report(streamed, whole):
+    # The largest files stay chunks until they are written (report/document.py); build_report's are text.
+    assert all(isinstance(streamed["contents"][name], Document) for name in ("grades.json", "junit.xml", "checks.csv"))
+    streamed = {**streamed, "contents": {name: as_text(content) for name, content in streamed["contents"].items()}}
     expected, found = dumped_whole(streamed)
     for name, text in expected.items():
         assert found[name] == text, name

@@ -9,6 +9,7 @@ index.html, learners/<host>.txt and the terminal matrix (docs/report-format.md).
     labels.py      the report's own words in every language
     formats/       one module per format: a host's part, the whole from the parts (formats/registry.py)
     build.py       one run's report, host by host as records arrive or all at once (nothing written)
+    document.py    a large file as UTF-8 chunks, written without being joined
     files.py       the only writer: the report folder and `latest`
 
 Everything is a pure function of plain data except history.read_previous and files.write_report.

@@ -12,6 +12,7 @@ import os
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.printable import printable
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.redaction import scrub
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.document import as_text
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats import (
     grades_json,
     index_html,
@@ -182,13 +183,17 @@ class ClassReport:
 
 
 def build_report(records, hosts=None, lang="en", now=None, report_dir="", ascii_only=False, title="",
-                 class_hosts=None, previous=None, enrolled=None):
+                 class_hosts=None, previous=None, enrolled=None, text=True):
     """All report contents for one run, as strings and summaries (nothing is written): every
     record at once (anything a task passed: normalize_records) through ClassReport, whose
     arguments are build_report's. `enrolled`: {host: [lab id, ...]} to check each result against
-    (normalize_records).
+    (normalize_records). `text=False`: the largest files as ClassReport.finish leaves them,
+    Documents, for a caller that only writes them (report/document.py).
     """
     report = ClassReport(hosts, lang, now, report_dir, ascii_only, title, class_hosts, previous)
     for record in shown(normalize_records(records, hosts, enrolled)):
         report.add(record, render=False)
-    return report.finish()
+    finished = report.finish()
+    if not text:
+        return finished
+    return {**finished, "contents": {name: as_text(content) for name, content in finished["contents"].items()}}

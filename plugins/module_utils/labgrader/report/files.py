@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.document import Document
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.registry import CLASS_FILES
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.history import LATEST
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import stamp_utc
@@ -35,6 +36,10 @@ def write_report(report_dir, contents):
     for name, text in contents.items():  # the class files and learners/<host>.txt
         path = os.path.join(report_dir, name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
+        if isinstance(text, Document):
+            with open(path, "wb") as handle:
+                text.write_to(handle)
+            continue
         with open(path, "w", encoding="utf-8", newline="\n" if not name.endswith(".csv") else "") as handle:
             handle.write(text)
     warnings = []

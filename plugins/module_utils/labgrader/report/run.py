@@ -77,7 +77,7 @@ def class_report(params, check_mode, now=None):
         report = build_report(params["records"], hosts=params["hosts"], lang=params["lang"], now=now,
                               report_dir="" if check_mode else report_dir, ascii_only=params["ascii"],
                               title=params["title"], class_hosts=params["class_hosts"], previous=previous,
-                              enrolled=enrolled)
+                              enrolled=enrolled, text=False)
     except Exception as exc:  # a bug of the report writer, never a learner outcome
         raise ReportFailed(f"grade_report could not build the report (grader bug): {exc}",
                            exception=traceback.format_exc()) from exc

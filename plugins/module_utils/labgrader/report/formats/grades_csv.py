@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.document import Document
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import kind_label
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import xml_safe
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import (
@@ -39,15 +40,15 @@ def percent(passed, total):
 
 
 def csv_lines(rows):
-    """CSV lines with CRLF line ends (a host's part of a CSV file)."""
+    """CSV lines with CRLF line ends, UTF-8 (a host's part of a CSV file)."""
     out = io.StringIO()
     csv.writer(out, lineterminator="\r\n").writerows(rows)
-    return out.getvalue()
+    return out.getvalue().encode("utf-8")
 
 
 def csv_text(header, parts):
-    """The text of a CSV file spreadsheets open as UTF-8 (a BOM): `header`'s line, then `parts`."""
-    return "".join(["\ufeff", csv_lines([header]), *parts])
+    """A CSV file spreadsheets open as UTF-8 (a BOM): `header`'s line, then `parts`."""
+    return Document(["\ufeff".encode("utf-8"), csv_lines([header]), *parts])
 
 
 def _step_ids(columns):

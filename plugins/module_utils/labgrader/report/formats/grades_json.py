@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.memo import first_seen
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.document import Document
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.history import SCHEMA
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.views import (
     compute_counts,
@@ -90,30 +91,30 @@ def _fields_text(fields_text):
 
 
 def host_part(host, ctx):
-    """(entry, records, the text of each in the file): a host's part of grades.json."""
+    """(entry, records, the text of each in the file, UTF-8): a host's part of grades.json."""
     entry, records = host_entry(host, ctx.generated_at), host_records(host)
-    return {"entry": entry, "records": records, "entry_text": "    " + _nested(entry, 2),
-            "records_text": ",\n".join(_record_text(record) for record in records)}
+    return {"entry": entry, "records": records, "entry_text": ("    " + _nested(entry, 2)).encode("utf-8"),
+            "records_text": ",\n".join(_record_text(record) for record in records).encode("utf-8")}
 
 
 def _list_chunks(texts):
-    """A list of the top-level object as chunks of text (`texts`: its items', two levels deep)."""
+    """A list of the top-level object as UTF-8 chunks (`texts`: its items', two levels deep)."""
     texts = [text for text in texts if text]
     if not texts:
-        return ["[]"]
-    chunks = ["[\n"]
+        return [b"[]"]
+    chunks = [b"[\n"]
     for index, text in enumerate(texts):
-        chunks += [",\n" if index else "", text]
-    return [*chunks, "\n  ]"]
+        chunks += [b",\n" if index else b"", text]
+    return [*chunks, b"\n  ]"]
 
 
 def assemble(view, parts):
-    """The file's text, json.dumps(view.grades, indent=2) byte for byte, with each host's entry
-    and records taken from its part (host_part): only the class-level keys are dumped here, and
-    the text is joined once (it is the report's largest file)."""
+    """The file, json.dumps(view.grades, indent=2) byte for byte, with each host's entry and
+    records taken from its part (host_part): only the class-level keys are dumped here, and the
+    hosts' texts are never joined (it is the report's largest file: report/document.py)."""
     lists = {"hosts": [p["entry_text"] for p in parts], "records": [p["records_text"] for p in parts]}
-    chunks = ["{\n"]
+    chunks = [b"{\n"]
     for index, (key, value) in enumerate(view.grades.items()):
-        chunks.append((",\n" if index else "") + f"  {json.dumps(key)}: ")
-        chunks += _list_chunks(lists[key]) if key in lists else [_nested(value, 1)]
-    return "".join([*chunks, "\n}\n"])
+        chunks.append(((",\n" if index else "") + f"  {json.dumps(key)}: ").encode("utf-8"))
+        chunks += _list_chunks(lists[key]) if key in lists else [_nested(value, 1).encode("utf-8")]
+    return Document([*chunks, b"\n}\n"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.document import Document
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import show_value, xml_safe
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import ERROR, FAIL, PENDING
 
@@ -72,7 +73,7 @@ def host_part(host, ctx):
     for key, value in counts.items():
         suite.set(key, str(value))
     ET.indent(suite, level=1)  # as ET.indent indents it in the whole tree
-    return {"text": ET.tostring(suite, encoding="unicode"), "counts": counts}
+    return {"text": ET.tostring(suite, encoding="unicode").encode("utf-8"), "counts": counts}
 
 
 def assemble(view, parts):
@@ -82,10 +83,10 @@ def assemble(view, parts):
     for key in COUNTS:
         root.set(key, str(sum(part["counts"][key] for part in parts)))
     empty = ET.tostring(root, encoding="unicode")  # <testsuites ... />
-    chunks = ['<?xml version="1.0" encoding="UTF-8"?>\n']
+    chunks = [b'<?xml version="1.0" encoding="UTF-8"?>\n']
     if not parts:
-        return "".join([*chunks, empty, "\n"])
-    chunks.append(empty.removesuffix(" />") + ">")
+        return Document([*chunks, empty.encode("utf-8"), b"\n"])
+    chunks.append((empty.removesuffix(" />") + ">").encode("utf-8"))
     for part in parts:
-        chunks += ["\n  ", part["text"]]
-    return "".join([*chunks, "\n</testsuites>\n"])
+        chunks += [b"\n  ", part["text"]]
+    return Document([*chunks, b"\n</testsuites>\n"])
