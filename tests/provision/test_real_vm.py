@@ -60,7 +60,7 @@ def test_qemu_runs_tcg_small_and_forwards_ssh_to_loopback_only(tmp_path: Path) -
 def test_a_free_port_is_bindable_on_loopback() -> None:
     import socket
 
-    port = real_vm.free_loopback_port()
+    port = real_vm.free_port()
     with socket.socket() as s:
         s.bind(("127.0.0.1", port))
 
