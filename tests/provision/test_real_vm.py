@@ -265,3 +265,35 @@ def test_the_plane_address_is_loopback_and_its_ports_free() -> None:
     addr = real_vm.pick_plane_address()
     assert addr.startswith("127.") and addr != "127.0.0.1"
     assert all(real_vm.port_free(addr, port) for port in (9418, 26443))
+
+
+def scenario_with_report(tmp_path: Path, monkeypatch, statuses: dict[str, str]):
+    """A plane Scenario whose grade.yml run is replaced by a grades.json of `statuses` ({lab: status})."""
+    class StubVM:
+        state = tmp_path
+
+    scenario = real_vm.Scenario(StubVM(), real_vm.Deadline(60), real_vm.Plane(tmp_path))
+
+    def grade_yml(phase, playbook, *extra):
+        reports = Path(next(e for e in extra if e.startswith("grade_report_dir=")).split("=", 1)[1])
+        (reports / "latest").mkdir(parents=True)
+        records = [{"lab": lab, "check": f"{lab}.1.a", "status": status, "message": "m"} for lab, status in statuses.items()]
+        (reports / "latest" / "grades.json").write_text(real_vm.json.dumps({"records": records}))
+
+    monkeypatch.setattr(scenario, "on_plane", grade_yml)
+    return scenario
+
+
+def test_a_grade_over_ssh_passes_only_when_every_lab_is_graded_as_wanted(tmp_path: Path, monkeypatch) -> None:
+    scenario_with_report(tmp_path / "ok", monkeypatch, dict.fromkeys(real_vm.PLANE_LABS, "PASS")).grade(
+        "grade solved", "solved", {"PASS"})
+    failing = scenario_with_report(tmp_path / "fail", monkeypatch, {**dict.fromkeys(real_vm.PLANE_LABS, "PASS"),
+                                                                    "cgoa-ci": "FAIL"})
+    with pytest.raises(SystemExit, match=r"real-vm: grade solved: labs \['capa-drift', 'capa-src', 'cgoa-ci'\] "
+                                         r"\(wanted \['capa-drift', 'capa-src', 'cgoa-ci'\]\); not PASS: "
+                                         r"\['cgoa-ci/cgoa-ci.1.a: FAIL m'\]"):
+        failing.grade("grade solved", "solved", {"PASS"})
+    missing = scenario_with_report(tmp_path / "missing", monkeypatch, {"capa-src": "FAIL"})
+    with pytest.raises(SystemExit, match=r"labs \['capa-src'\] \(wanted \['capa-drift', 'capa-src', 'cgoa-ci'\]\); "
+                                         r"not FAIL/PENDING: \[\]"):
+        missing.grade("grade before", "before", {"FAIL", "PENDING"})
