@@ -26,6 +26,14 @@ LABS_OF = {"learner01": ["capa-src", "cgoa-ci"], "learner02": ["capa-src"], "lea
            "learner04": ["capa-src"]}
 LANG_OF = {"learner01": "en", "learner02": "ja", "learner03": "ko", "learner04": "en"}
 NEVER_PUSHES = "learner04"
+# learner02's inventory sets its workspace and the grader's kubeconfig, learner03 a settle timeout
+# as -e gives it (a string): the options its VM hears are those grade.yml gives lab_grade.
+SITE_VARIABLES = {"learner02": {"lab_workspace_root": "/home/learner02", "lab_grader_kubeconfig": "/etc/lab-grader/kc"},
+                  "learner03": {"grade_settle_timeout": "12"}}
+GRADING = {host: {"labs": labs, "lang": LANG_OF[host], "settle_timeout": 30.0, "poll_interval": 5.0}
+           for host, labs in LABS_OF.items()}
+GRADING["learner02"].update(workspace_root="/home/learner02", kubeconfig="/etc/lab-grader/kc")
+GRADING["learner03"].update(settle_timeout=12.0)
 HEALTH_ERROR = {"state": "error", "error": {"kind": "health", "message": "api_server: unreachable"}, "labs": {}}
 
 
@@ -43,7 +51,8 @@ def a_class(tmp_path):
     """(inventory path, report dir, tokens) of a class of four, the tokens' digests where
     grade-push reads them."""
     reports = tmp_path / "reports"
-    hosts = {host: {"lab_enrolled": labs, "lab_lang": LANG_OF[host]} for host, labs in LABS_OF.items()}
+    hosts = {host: {"lab_enrolled": labs, "lab_lang": LANG_OF[host], **SITE_VARIABLES.get(host, {})}
+             for host, labs in LABS_OF.items()}
     inventory = tmp_path / "hosts.yml"
     inventory.write_text(json.dumps({"learners": {"hosts": hosts, "vars": {"grade_report_dir": str(reports)}}}))
     tokens = issue_tokens(LABS_OF)
@@ -53,12 +62,12 @@ def a_class(tmp_path):
 
 
 def vm(url, host, token, state_file, seconds, cafile=None):
-    """A VM's timer, every 50 ms until it pushed or `seconds` passed. Returns (the answers, how
-    many times it graded)."""
+    """A VM's timer, every 50 ms until it pushed or `seconds` passed. Returns (the answers, the
+    options of each time it graded)."""
     answers, gradings = [], []
 
-    def grade():
-        gradings.append(host)
+    def grade(options):
+        gradings.append(options)
         return result_of(host)
 
     stop = time.monotonic() + seconds
@@ -68,7 +77,7 @@ def vm(url, host, token, state_file, seconds, cafile=None):
             answers.append(push.poll_and_push(url, host, token, str(state_file), grade, cafile))
             break
         time.sleep(0.05)
-    return answers, len(gradings)
+    return answers, gradings
 
 
 class Terminal:
@@ -126,8 +135,8 @@ def test_grade_push_writes_the_pull_paths_report_and_says_who_did_not_push(a_cla
     [report_dir] = [p for p in reports.iterdir() if p.name not in (".collector", "latest")]
     assert first.startswith(f"grade-push: run {report_dir.name} open at http://127.0.0.1:")
     assert first.endswith(" for 4 hosts, at most 3 s")
-    for host in pushing:  # polled until the run was open, graded once, pushed once
-        assert answers[host][1] == 1, answers[host]
+    for host in pushing:  # polled until the run was open, graded once with grade.yml's options, pushed once
+        assert answers[host][1] == [GRADING[host]], answers[host]
         assert answers[host][0][-1] == (200, f"run {report_dir.name}: this host's result is kept")
     assert answers["learner01"][0][-2] == (202, "learner01: graded\n")
     assert answers["learner03"][0][-2] == (202, "learner03: error\n")
@@ -191,12 +200,12 @@ def test_a_push_after_the_run_closed_is_refused(a_class, tmp_path):
                             "rows): learner03"]
     try:
         run_id = run.collector.run
-        assert push.poll_run(run.url, "learner02", tokens["learner02"]) == (run_id, 200, f"run {run_id} open")
+        assert push.poll_run(run.url, "learner02", tokens["learner02"]) == (run_id, GRADING["learner02"], 200, f"run {run_id} open")
         assert not run.wait(0.1)
         run.close()
         assert push.push_result(run.url, "learner02", tokens["learner02"], run_id, result_of("learner02")) == (
             409, f"run {run_id} is closed\n")
-        assert push.poll_run(run.url, "learner02", tokens["learner02"]) == (None, 204, "no run open")
+        assert push.poll_run(run.url, "learner02", tokens["learner02"]) == (None, None, 204, "no run open")
     finally:
         run.shutdown()
     grades = json.loads((reports / run_id / "grades.json").read_text())
@@ -242,9 +251,9 @@ def test_the_client_trusts_only_the_class_certificate(a_class, tmp_path, capsys)
         assert run.url.startswith("https://127.0.0.1:")
         run_id = run.collector.run
         assert push.poll_run(run.url, "learner02", tokens["learner02"], cafile=str(cert)) == (
-            run_id, 200, f"run {run_id} open")
+            run_id, GRADING["learner02"], 200, f"run {run_id} open")
         for untrusted in (str(other), None):  # another class's certificate; the system's CAs
-            found, status, message = push.poll_run(run.url, "learner02", tokens["learner02"], cafile=untrusted)
+            found, _, status, message = push.poll_run(run.url, "learner02", tokens["learner02"], cafile=untrusted)
             assert (found, status) == (None, 0) and "CERTIFICATE_VERIFY_FAILED" in message, message
         assert push.push_result(run.url, "learner02", tokens["learner02"], run_id, result_of("learner02"),
                                 cafile=str(cert)) == (202, "learner02: graded\n")
