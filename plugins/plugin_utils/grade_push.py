@@ -158,18 +158,21 @@ def locked_digests(output_dir):
 
 
 def record_token(output_dir, host, current_digest=None, dry_run=False):
-    """A new token for `host`, its SHA-256 recorded in the class's digests, or None when the VM's
-    token (`current_digest`: the SHA-256 of its token file) is the one recorded: a re-provisioned
-    VM keeps its token. `dry_run` (check mode) records nothing and says only whether it would
-    issue one (True) or keep it (None)."""
+    """(issued, token): a new token for `host`, its SHA-256 recorded in the class's digests, or
+    (False, None) when the VM's token (`current_digest`: the SHA-256 of its token file) is the one
+    recorded: a re-provisioned VM keeps its token. `dry_run` (check mode) records nothing: (True,
+    None) when a token would be issued."""
+    def kept(digests):
+        return current_digest is not None and digests.get(host) == current_digest
+
+    if dry_run:  # nothing written on the controller either, not even the lock
+        return not kept(read_digests(output_dir)), None
     with locked_digests(output_dir) as digests:
-        if current_digest is not None and digests.get(host) == current_digest:
-            return None
-        if dry_run:
-            return True
+        if kept(digests):
+            return False, None
         token = issue_tokens([host])[host]
         digests[host] = token_digest(token)
-        return token
+        return True, token
 
 
 def is_loopback(host):

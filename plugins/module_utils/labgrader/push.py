@@ -43,6 +43,12 @@ BUSY_WAIT_SECONDS = (1.0, 3.0)
 # A run id is the report folder's stamp (20261203T185516Z, -2 for a second run in that second);
 # anything else in a poll's answer is not taken as a run, nor written to the VM's state file.
 RUN_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z-]{0,63}")
+# The push_token task's options (its action plugin issues the token this client sends).
+TOKEN_OPTIONS = {
+    "collector_url": {"type": "str", "required": True},
+    "current_digest": {"type": "str"},
+    "report_dir": {"type": "path"},
+}
 
 
 def valid_run(run):
