@@ -200,7 +200,8 @@ def test_a_push_after_the_run_closed_is_refused(a_class, tmp_path):
                             "rows): learner03"]
     try:
         run_id = run.collector.run
-        assert push.poll_run(run.url, "learner02", tokens["learner02"]) == (run_id, GRADING["learner02"], 200, f"run {run_id} open")
+        assert push.poll_run(run.url, "learner02", tokens["learner02"]) == (
+            run_id, GRADING["learner02"], 200, f"run {run_id} open")
         assert not run.wait(0.1)
         run.close()
         assert push.push_result(run.url, "learner02", tokens["learner02"], run_id, result_of("learner02")) == (
