@@ -102,6 +102,8 @@ def checked_options(options):
     """(the options as lab_grade would read them, the first problem or None): its argument spec
     as Ansible checks a module's arguments (types, choices), its option_problem, and a poll's
     answer that the VM reads whole (MAX_ANSWER_BYTES)."""
+    # as JSON carries them to a module (and to the VM): plain values, not the inventory's tagged ones
+    options = json.loads(json.dumps(options))
     checked = ArgumentSpecValidator(ARGUMENT_SPEC).validate(options)
     if checked.error_messages:
         return options, checked.error_messages[0]

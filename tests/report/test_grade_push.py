@@ -7,6 +7,7 @@ grade.yml's exit codes; the class's certificate pinned by the client."""
 from __future__ import annotations
 
 import datetime
+import io
 import json
 import os
 import threading
@@ -14,10 +15,11 @@ import time
 
 import pytest
 from ansible_collections.gitops_lab.grader.plugins.filter.grading import grade_record
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import push
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import push, push_command
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report import build
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.registry import CLASS_FILES
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runner import grade_host, module_params
 from ansible_collections.gitops_lab.grader.plugins.plugin_utils import grade_push, grading_run
 from ansible_collections.gitops_lab.grader.plugins.plugin_utils.collector import issue_tokens, token_digest
 from report_sample import registry_result
@@ -95,9 +97,33 @@ class Terminal:
         pass
 
 
-def run_grade_push(argv, a_class, tmp_path, vms, seconds=10):
-    """grade_push.main(argv) in a thread, the `vms` polling its URL (read from its first line).
-    Returns (exit code, what it printed, {host: vm()'s answer})."""
+def vm_command(url, host, token, state_file, seconds, graded):
+    """A provisioned VM's timer: its command (push_command.run, lab-grade-push) every 50 ms until
+    it pushed or `seconds` passed, with its settings file and token file as provisioning writes
+    them; it grades with the real runner.grade_host, each (params, result) appended to `graded`.
+    Returns the lines it printed, with its exit code."""
+    token_file, settings = state_file.with_suffix(".token"), state_file.with_suffix(".json")
+    token_file.write_text(token)
+    settings.write_text(json.dumps({"collector_url": url, "host": host, "token_file": str(token_file),
+                                    "cafile": None, "state_file": str(state_file)}))
+
+    def grade(params):
+        graded.append((params, grade_host(params)))
+        return graded[-1][1]
+
+    lines = []
+    stop = time.monotonic() + seconds
+    while time.monotonic() < stop and not any(" 202 " in line for _, line in lines):
+        out = io.StringIO()
+        lines.append((push_command.run(["--config", str(settings)], out, grade), out.getvalue()))
+        time.sleep(0.05)
+    return lines
+
+
+def run_grade_push(argv, a_class, tmp_path, vms, seconds=10, commands=None):
+    """grade_push.main(argv) in a thread, the `vms` polling its URL (read from its first line), and
+    the hosts of `commands` ({host: a list for what it grades}) running the VM's command.
+    Returns (exit code, what it printed, {host: vm()'s or vm_command()'s answer})."""
     inventory, _, tokens = a_class
     out, exit_code = Terminal(), []
     main = threading.Thread(target=lambda: exit_code.append(grade_push.main(["-i", str(inventory), *argv], out)))
@@ -107,6 +133,8 @@ def run_grade_push(argv, a_class, tmp_path, vms, seconds=10):
     answers = {}
     threads = [threading.Thread(target=lambda h=host: answers.__setitem__(
         h, vm(url, h, tokens[h], tmp_path / f"{h}.run", seconds))) for host in vms]
+    threads += [threading.Thread(target=lambda h=host, g=graded: answers.__setitem__(
+        h, vm_command(url, h, tokens[h], tmp_path / f"{h}.run", seconds, g))) for host, graded in (commands or {}).items()]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -158,6 +186,39 @@ def test_grade_push_writes_the_pull_paths_report_and_says_who_did_not_push(a_cla
     assert matrix == "\n" + pulled["matrix"] + "\n"
     assert capsys.readouterr().err == (f"grade-push: Could not grade 2 of 4 hosts: learner03 (environment unhealthy), "
                             f"learner04 (grader error). The other 2 were graded; see {report_dir}/index.html\n")
+
+
+def test_a_vms_command_grades_with_grade_ymls_options_and_its_push_is_the_pull_paths_record(a_class, tmp_path):
+    """learner02 runs the VM's command for real (lab-grade-push: settings and token files, the
+    collector's poll, runner.grade_host with the options its answer carried, the push): it grades
+    with the options grade.yml would give it (its inventory's workspace and kubeconfig; that
+    kubeconfig and workspace do not exist here, so its grade is the health gate's ERROR naming
+    both), and the
+    report is the pull path's for that result, byte for byte."""
+    _, reports, _ = a_class
+    graded = []
+    simulated = [host for host in LABS_OF if host != "learner02"]
+    code, _, answers = run_grade_push(["--listen", "127.0.0.1:0", "--deadline", "30"], a_class, tmp_path, simulated,
+                                      seconds=25, commands={"learner02": graded})
+    [(params, result)] = graded
+    assert params == module_params(GRADING["learner02"])
+    assert params["kubeconfig"] == "/etc/lab-grader/kc" and params["workspace_root"] == "/home/learner02"
+    assert result["error"]["message"] == ("the kubeconfig /etc/lab-grader/kc does not exist; "
+                                          "lab_workspace_root /home/learner02 is not a directory on this VM")
+    assert answers["learner02"][-1] == (0, "lab-grade-push: 202 learner02: error\n")
+    assert all(line == (0, "lab-grade-push: 204 no run open\n") or " 200 " in line[1]
+               for line in answers["learner02"][:-1]), answers["learner02"]
+
+    [report_dir] = [p for p in reports.iterdir() if p.name not in (".collector", "latest")]
+    files = written(report_dir)
+    now = datetime.datetime.strptime(json.loads(files["grades.json"])["generated_at"],
+                                     "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.UTC)
+    results = {**{host: result_of(host) for host in simulated}, "learner02": result}
+    pulled = build.build_report([grade_record(results[h], h, LANG_OF[h]) for h in LABS_OF], hosts=list(LABS_OF),
+                                lang="en", now=now, report_dir=str(report_dir), class_hosts=list(LABS_OF),
+                                enrolled=LABS_OF)
+    assert files == pulled["contents"]
+    assert code == grading_run.HOSTS_IN_ERROR
 
 
 def test_grade_push_ends_when_every_host_pushed_with_strict_modes_exit_code(a_class, tmp_path, capsys):
@@ -221,6 +282,24 @@ def test_grade_push_refuses_the_class_as_grade_yml_does(a_class, capsys):
     assert grade_push.main(["-i", str(inventory), "--listen", "127.0.0.1:0"]) == grade_push.SETTINGS_REFUSED
     assert capsys.readouterr().err.startswith(
         "grade-push: Grading settings: lab_lang 'jp' is not one of en, ja, ko")
+
+
+@pytest.mark.parametrize(("variables", "why"), [
+    ({"lab_workspace_root": "/" + "w" * 20000},
+     "a poll's answer carrying them is 20208 bytes, more than the 16384 a VM reads"),
+    # the run-wide check reads the first learner's grade_* only; grade.yml gives each host its own
+    ({"grade_poll_interval": "often"},
+     "argument 'poll_interval' is of type str and we were unable to convert to float: <class 'str'> cannot be "
+     "converted to a float"),
+    ({"grade_settle_timeout": 900}, "settle_timeout must be between 0 and 600 seconds, got 900.0"),
+])
+def test_grade_push_refuses_options_lab_grade_would_refuse_or_a_vm_could_not_read(a_class, capsys, variables, why):
+    inventory, _, _ = a_class
+    data = json.loads(inventory.read_text())
+    data["learners"]["hosts"]["learner03"].update(variables)
+    inventory.write_text(json.dumps(data))
+    assert grade_push.main(["-i", str(inventory), "--listen", "127.0.0.1:0"]) == grade_push.SETTINGS_REFUSED
+    assert capsys.readouterr().err == f"grade-push: Grading settings: learner03: lab_grade's options: {why}\n"
 
 
 def test_plain_http_is_served_on_loopback_only(a_class, capsys):
