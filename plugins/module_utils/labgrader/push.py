@@ -31,7 +31,7 @@ MAX_PUSH_BYTES = 512 * 1024
 PUSH_TIMEOUT = 10  # seconds for the whole request: a slow collector never holds a VM's timer
 POLL_TIMEOUT = 5  # a poll is one small answer; the timer polls again 5-10 s later
 # What the VM reads of any answer. A poll's is one line carrying the host's grading options (the
-# labs, the language, timings and the lab_* site paths: ~300 bytes in the example inventory);
+# labs, the language, timings and the lab_* site paths: 182 bytes for a host of inventory/class);
 # grade-push refuses to open a run whose answer to a host would be longer (grade_push.py).
 MAX_ANSWER_BYTES = 16 * 1024
 # A push told 503 "busy" (the collector reads at most 64 at once: 1,000 VMs' timers bunch up when a
