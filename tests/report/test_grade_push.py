@@ -6,23 +6,34 @@ grade.yml's exit codes; the class's certificate pinned by the client."""
 
 from __future__ import annotations
 
+import ast
 import datetime
 import io
 import json
 import os
+import re
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.gitops_lab.grader.plugins.filter.grading import grade_record
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import push, push_command
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report import build
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.registry import CLASS_FILES
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runner import grade_host, module_params
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runner import (
+    ARGUMENT_SPEC,
+    grade_host,
+    module_params,
+)
 from ansible_collections.gitops_lab.grader.plugins.plugin_utils import grade_push, grading_run
 from ansible_collections.gitops_lab.grader.plugins.plugin_utils.collector import issue_tokens, token_digest
 from report_sample import registry_result
+
+from tests.conftest import REPO_ROOT
 
 LABS_OF = {"learner01": ["capa-src", "cgoa-ci"], "learner02": ["capa-src"], "learner03": ["cgoa-ci"],
            "learner04": ["capa-src"]}
@@ -219,6 +230,39 @@ def test_a_vms_command_grades_with_grade_ymls_options_and_its_push_is_the_pull_p
                                 enrolled=LABS_OF)
     assert files == pulled["contents"]
     assert code == grading_run.HOSTS_IN_ERROR
+
+
+def test_a_vm_is_told_exactly_the_options_grade_yml_gives_lab_grade(tmp_path):
+    """The real `ansible-playbook grade.yml` on a local host whose inventory sets every kind of
+    option (a lab list as -e gives it, site, tools and reader paths, a run-wide timing as a string):
+    the lab_grade arguments its module was sent (the kept AnsiballZ file's) are, once checked as the
+    module checks them, what the VM's command grades with from grade-push's poll answer."""
+    python = os.path.join(os.path.dirname(sys.executable), "python")
+    host = {"ansible_connection": "local", "ansible_host": "127.0.0.1", "ansible_python_interpreter": python,
+            "lab_grader_python": python, "lab_enrolled": "capa-src,cgoa-ci", "lab_lang": "ko",
+            "lab_workspace_root": "/home/l1", "lab_bare_root": "/data/bare", "lab_argocd_namespace": "argo",
+            "lab_grader_kubeconfig": str(tmp_path / "none.kubeconfig"), "lab_k3s_kubeconfig": "/etc/k3s.yaml",
+            "lab_helm_binary": "/opt/helm", "grade_settle_timeout": "12", "grade_poll_interval": 2}
+    inventory = tmp_path / "hosts.yml"
+    inventory.write_text(json.dumps({"learners": {"hosts": {"learner01": host},
+                                                  "vars": {"grade_report_dir": str(tmp_path / "reports")}}}))
+    remote = tmp_path / "remote"
+    graded = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(inventory),
+                             "grade.yml"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "ANSIBLE_KEEP_REMOTE_FILES": "1", "ANSIBLE_REMOTE_TMP": str(remote)})
+    assert graded.returncode == grading_run.HOSTS_IN_ERROR, graded.stdout + graded.stderr
+    [module] = remote.glob("*/AnsiballZ_lab_grade.py")
+    sent = json.loads(ast.literal_eval(re.search(r"^params=('.*'),$", module.read_text(), re.M)[1]))
+    arguments = {k: v for k, v in sent["ANSIBLE_MODULE_ARGS"].items() if not k.startswith("_ansible")}
+    pulled = ArgumentSpecValidator(ARGUMENT_SPEC).validate(arguments).validated_parameters
+
+    settings, _, _ = grade_push.read_class([str(inventory)])
+    assert settings["grading_problems"] == []
+    pushed = module_params(settings["grading"]["learner01"])
+    # labs_as_json only shapes what Ansible returns; the VM pushes runner.grade_host's result
+    assert pushed == {**pulled, "labs_as_json": False}
+    assert (pushed["labs"], pushed["settle_timeout"], pushed["helm_binary"]) == (["capa-src", "cgoa-ci"], 12.0,
+                                                                                "/opt/helm")
 
 
 def test_grade_push_ends_when_every_host_pushed_with_strict_modes_exit_code(a_class, tmp_path, capsys):
