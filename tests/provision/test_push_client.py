@@ -21,9 +21,10 @@ from provision_helpers import REPO, VENV_BIN, run
 PUSH_TASKS = 10  # the tasks of push_client.yml
 
 
-def provision(tmp_path, url=None, **variables):
+def provision(tmp_path, url=None, *options, **variables):
     """provision.yml's grader_runtime role on learner01 (a local connection), only its tasks
-    tagged lab-push (the rest needs a VM). Returns (rc, output, the recap's counts)."""
+    tagged lab-push (the rest needs a VM), with ansible-playbook's `options`. Returns (rc, output,
+    the recap's counts)."""
     inventory = {"learners": {"hosts": {"learner01": {
         "ansible_connection": "local", "ansible_python_interpreter": "/usr/bin/python3",
         "lab_root": str(tmp_path / "vm"), "grade_report_dir": str(tmp_path / "reports"),
@@ -36,7 +37,7 @@ def provision(tmp_path, url=None, **variables):
     (tmp_path / "play.yml").write_text(yaml.safe_dump([{"hosts": "learners", "gather_facts": False, "tasks": [
         {"ansible.builtin.import_role": {"name": "gitops_lab.grader.grader_runtime"}}]}]))
     said = run([str(VENV_BIN / "ansible-playbook"), "-i", str(tmp_path / "hosts.yml"), str(tmp_path / "play.yml"),
-                "--tags", "lab-push"])
+                "--tags", "lab-push", *options])
     output = said.stdout + said.stderr
     line = next((line for line in said.stdout.splitlines() if line.startswith("learner01 ") and "ok=" in line), "")
     return said.returncode, output, {key: int(value) for key, value in re.findall(r"(\w+)=(\d+)", line)}
@@ -125,3 +126,10 @@ def test_an_https_collector_needs_the_classs_certificate_which_the_vm_then_pins(
     assert json.loads((etc / "push.json").read_text())["cafile"] == str(etc / "collector.pem")
     rc, output, recap = provision(tmp_path, url)
     assert (rc, recap["changed"]) == (0, 0), output
+
+
+def test_check_mode_on_a_new_vm_says_what_would_change_and_writes_nothing(tmp_path):
+    rc, output, recap = provision(tmp_path, "http://127.0.0.1:9", "--check")
+    assert (rc, recap["failed"]) == (0, 0), output
+    assert recap["changed"] > 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hosts.yml", "play.yml"]  # not even the controller's digests
