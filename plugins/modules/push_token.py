@@ -22,7 +22,8 @@ description:
     the result is marked C(no_log) whenever it carries one, so no callback shows it.
   - Fails, with what to do, when O(collector_url) is not an http(s) URL, is plain HTTP to a
     collector that is not on loopback, or is HTTPS and the class's certificate
-    (C(scripts/grade-push --init --address <host>)) does not exist yet.
+    (C(scripts/grade-push --init --address <host>)) does not exist yet or was made for another
+    address than the URL's host.
   - In check mode nothing is recorded; RV(changed) says whether a token would be issued.
 version_added: "1.1.0"
 author: Lab grader team

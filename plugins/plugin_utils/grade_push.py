@@ -206,7 +206,25 @@ def collector_certificate(collector_url, output_dir):
         raise SettingsRefused(f"lab_push_collector_url {collector_url} is HTTPS and the class's certificate "
                               f"{certificate} does not exist: run scripts/grade-push --init --address "
                               f"{parts.hostname} first")
+    names = certificate_names(certificate)
+    if parts.hostname not in names:
+        # the VM's TLS check would refuse every poll, said only in its journal
+        raise SettingsRefused(f"lab_push_collector_url {collector_url}: the class's certificate {certificate} is for "
+                              f"{', '.join(names) or 'no address'}, not {parts.hostname}: run scripts/grade-push "
+                              f"--init --address {parts.hostname} (the VMs provisioned before need provisioning again)")
     return str(certificate)
+
+
+def certificate_names(path):
+    """The addresses (DNS names, IP addresses) of a certificate's subjectAltName, as text."""
+    from cryptography import x509
+
+    try:
+        certificate = x509.load_pem_x509_certificate(Path(path).read_bytes())
+        names = certificate.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    except (OSError, ValueError, x509.ExtensionNotFound) as exc:
+        raise SettingsRefused(f"the class's certificate {path} cannot be read: {exc}") from None
+    return [str(name) for name in names.get_values_for_type(x509.DNSName) + names.get_values_for_type(x509.IPAddress)]
 
 
 def listen_address(listen, tls):

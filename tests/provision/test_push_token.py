@@ -112,11 +112,23 @@ def test_a_collector_url_is_refused_with_its_reason(tmp_path, url, message):
     assert str(refused.value) == message
 
 
-def test_the_certificate_is_the_classs_once_made(tmp_path):
+def test_the_certificate_is_the_classs_once_made_for_the_urls_host(tmp_path):
     assert grade_push.collector_certificate("http://localhost:8443", tmp_path) is None
     assert grade_push.collector_certificate("http://[::1]:8443", tmp_path) is None
     certificate = grade_push.make_certificate(tmp_path, "10.0.0.5")
     assert grade_push.collector_certificate("https://10.0.0.5:8443", tmp_path) == str(certificate)
+    with pytest.raises(grade_push.SettingsRefused) as refused:
+        grade_push.collector_certificate("https://collector.example.org:8443", tmp_path)
+    assert str(refused.value) == (
+        f"lab_push_collector_url https://collector.example.org:8443: the class's certificate {certificate} is for "
+        "10.0.0.5, not collector.example.org: run scripts/grade-push --init --address collector.example.org (the VMs "
+        "provisioned before need provisioning again)")
+    grade_push.make_certificate(tmp_path, "collector.example.org")
+    assert grade_push.collector_certificate("https://collector.example.org:8443", tmp_path) == str(certificate)
+    certificate.write_text("not a certificate")
+    with pytest.raises(grade_push.SettingsRefused) as refused:
+        grade_push.collector_certificate("https://collector.example.org:8443", tmp_path)
+    assert str(refused.value).startswith(f"the class's certificate {certificate} cannot be read: ")
 
 
 def test_hosts_recording_at_once_lose_no_entry(tmp_path):
