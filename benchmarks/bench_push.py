@@ -175,7 +175,7 @@ class VMs:
     def timer(self, i, host, phase):
         from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import push
 
-        def grade():  # the VM's grading: the recorded result after the time a VM takes
+        def grade(options):  # the VM's grading: the recorded result after the time a VM takes
             time.sleep(self.grade_seconds)
             with self.lock:
                 self.pushes += 1

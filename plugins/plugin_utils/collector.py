@@ -25,8 +25,10 @@ Each kept record is rendered at once into its parts of every report format (repo
 ClassReport.add), so that what is left after the last push is the report's assembly (finish).
 
 A VM learns that a run is open by polling (GET /v1/run/<host>, its token checked as a push's, no
-body read): 200 {"run": "<id>", "kept": false} while the run is open and has no record of the
-host, "kept": true once it has, 204 once the run is closed."""
+body read): 200 {"run": "<id>", "kept": false, "options": {...}} while the run is open and has no
+record of the host, "kept": true once it has, 204 once the run is closed. "options" are the
+host's lab_grade options as grade.yml would give them (grade_push.py computes them from the
+inventory when the run starts), so that what the VM grades is what the pull path would grade."""
 
 from __future__ import annotations
 
@@ -75,13 +77,15 @@ class Collector:
     are ClassReport's: `now` is the run's time, every pushed host's `graded_at`; `previous` the
     class view `latest` showed before the run; `class_hosts` every host of the class when the run
     grades fewer (-l: the report merges into that view). `workers`: processes that judge the
-    pushes (0: the threads that read them do); shutdown() ends them."""
+    pushes (0: the threads that read them do); shutdown() ends them. `options`: {host: its
+    lab_grade options}, sent in the poll's answer (none: the answer has no "options")."""
 
     def __init__(self, hosts, digests, run, now=None, previous=None, lang="en", title="", report_dir="",
-                 class_hosts=None, workers=0):
+                 class_hosts=None, workers=0, options=None):
         self.hosts = {host: {"labs": enrolled_labs(settings["labs"]), "lang": settings.get("lang", "en")}
                       for host, settings in hosts.items()}
         self.digests = dict(digests)
+        self.options = options or {}
         self.records = {}  # host -> its newest record, normalised and shown; the report owns it
         self.report = ClassReport(list(self.hosts), lang, now, report_dir, title=title,
                                   class_hosts=class_hosts or list(self.hosts),
@@ -107,8 +111,8 @@ class Collector:
 
     def poll(self, host, authorization):
         """(HTTP status, body) of a VM's poll: 200 {"run": id, "kept": whether this run has the
-        host's record} while the run is open, 204 once it is closed; the token is checked as a
-        push's."""
+        host's record, "options": its grading options, when the run has them} while the run is
+        open, 204 once it is closed; the token is checked as a push's."""
         status, message = self.authorised_host(host, authorization)
         if status:
             return status, message
@@ -119,7 +123,7 @@ class Collector:
             return 204, ""
         # "kept": this run has the host's record (a VM whose push timed out while the collector
         # kept it does not grade and push again)
-        return 200, json.dumps({"run": run, "kept": kept})
+        return 200, poll_answer(run, kept, self.options.get(host))
 
     def close(self):
         """End the run: from now on a push is refused (409) and a poll answered 204; the records
@@ -240,6 +244,12 @@ def start_judges(workers, hosts, report):
     for future in [pool.submit(_ready) for _ in range(workers)]:
         future.result()
     return pool
+
+
+def poll_answer(run, kept, options=None):
+    """The body of a poll's 200: one line of JSON, the host's options only when the run has them."""
+    return json.dumps({"run": run, "kept": kept, **({"options": options} if options is not None else {})},
+                      ensure_ascii=False)
 
 
 def envelope_problem(pushed, host):

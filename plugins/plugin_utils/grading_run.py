@@ -11,7 +11,7 @@ from ansible.errors import AnsibleError
 from ansible.inventory.manager import InventoryManager
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible_collections.gitops_lab.grader.plugins.filter.grading import host_record, host_settings
-from ansible_collections.gitops_lab.grader.plugins.filter.lab_options import lab_options
+from ansible_collections.gitops_lab.grader.plugins.filter.lab_options import enrolled_labs, lab_options
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import kind_label
 
 # The run-wide variables lab_settings checks, and the value each has when no inventory sets it
@@ -71,17 +71,33 @@ def run_hosts(group, limit, loader, task_vars):
     return [host for host in hosts if host in kept]
 
 
-def class_settings(hostvars, hosts):
+def grading_options(variables):
+    """The lab_grade options grade.yml gives a host with these `variables`: its task's arguments
+    (labs, lang, settle_timeout, poll_interval; labs_as_json only shapes what Ansible returns) and
+    its play's module_defaults (the site, tools and reader options the lab_* variables set)."""
+    return {**lab_options(variables, "site", "tools", "reader"),
+            "labs": enrolled_labs(variables.get("lab_enrolled")),
+            "lang": variables.get("lab_lang", "en"),
+            "settle_timeout": variables.get("grade_settle_timeout", RUN_DEFAULTS["grade_settle_timeout"]),
+            "poll_interval": variables.get("grade_poll_interval", RUN_DEFAULTS["grade_poll_interval"])}
+
+
+def class_settings(hostvars, hosts, grading=False):
     """lab_settings' options for the run's `hosts`, each host's variables read once: hosts ({host:
     {labs, lang}}), sites ({host: {site option: value}}), addresses ({host: ansible_host or None}),
     run (the run-wide grade_* variables as the learners' plays see them: the first host's, which
-    group_vars/learners or -e set) and report_lang."""
+    group_vars/learners or -e set) and report_lang; with `grading`, also grading ({host: its
+    grading_options}: what a pushing VM is told to grade with)."""
     settings = {"hosts": {}, "sites": {}, "addresses": {}, "run": {}, "report_lang": "en"}
+    if grading:
+        settings["grading"] = {}
     for index, host in enumerate(hosts):
         variables = hostvars[host]
         settings["hosts"][host] = host_settings(variables)
         settings["sites"][host] = lab_options(variables, "site")
         settings["addresses"][host] = variables.get("ansible_host")
+        if grading:
+            settings["grading"][host] = grading_options(variables)
         if index == 0:
             settings["run"] = run_settings(variables)
             settings["report_lang"] = variables.get("grade_report_lang", "en")

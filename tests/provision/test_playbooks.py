@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -90,7 +91,7 @@ def test_cluster_and_host_tasks_are_tagged() -> None:
     for path, task, tags in role_tasks():
         text = yaml.safe_dump(task)
         # Chosen by the service manager instead: never reached where there is no systemd.
-        if "gitd_service_manager == 'systemd'" in str(task.get("when", "")):
+        if re.search(r"_service_manager == 'systemd'", str(task.get("when", ""))):
             continue
         needs_cluster = any(m in text for m in KUBE_MARKERS) and not tags & {"lab-cluster", "molecule-notest"}
         if needs_cluster and str(path) not in cluster_files:
@@ -170,12 +171,14 @@ def test_read_only_commands_run_in_check_mode() -> None:
 
 
 def test_secrets_are_never_logged() -> None:
-    """Tasks that read kubeconfigs, tokens or the admin secret carry no_log."""
+    """Tasks that read kubeconfigs, tokens or the admin secret carry no_log, except push_token,
+    whose action plugin marks a result carrying a token no_log itself (so that its refusals stay
+    readable; tests/provision/test_push_token.py shows the token censored)."""
     secret_markers = ("k3s.yaml", "_admin_kubeconfig_raw", "_admin_raw", "argocd-initial-admin-secret", "-token'", "token:")
     missing = []
     for path in sorted(REPO.glob("roles/*/tasks/*.yml")):
         for task, _ in tasks_with_tags(path):
-            if "block" in task:
+            if "block" in task or "gitops_lab.grader.push_token" in task:
                 continue
             text = yaml.safe_dump(task)
             if any(m in text for m in secret_markers) and task.get("no_log") is not True:

@@ -8,6 +8,8 @@ Regenerate the golden files after an intended change: UPDATE_GOLDEN=1 pytest tes
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -164,3 +166,19 @@ def test_smoke_test_has_its_own_project(rendered: Path) -> None:
     cleanup = yaml.safe_load((Path(__file__).parents[2] / "roles/vm_smoke_test/tasks/cleanup.yml").read_text())
     deletes = [item[item.index("delete") + 1] for item in cleanup[0]["loop"]]
     assert deletes == ["application", "appproject", "namespace"], "the project goes after the app, then its namespace"
+
+
+@pytest.mark.skipif(not shutil.which("systemd-analyze"), reason="systemd-analyze is not installed")
+def test_the_push_units_are_units_systemd_accepts(rendered: Path, tmp_path: Path) -> None:
+    """lab-grade-push.service and .timer as systemd reads them; ExecStart points at a stand-in, as
+    the command is not installed on this machine."""
+    command = tmp_path / "lab-grade-push"
+    command.write_text("#!/bin/sh\n")
+    command.chmod(0o755)
+    service = (rendered / "lab-grade-push.service").read_text()
+    assert "\nExecStart=/usr/local/bin/lab-grade-push\n" in service
+    (tmp_path / "lab-grade-push.service").write_text(service.replace("/usr/local/bin/lab-grade-push", str(command)))
+    (tmp_path / "lab-grade-push.timer").write_text((rendered / "lab-grade-push.timer").read_text())
+    verified = subprocess.run(["systemd-analyze", "verify", str(tmp_path / "lab-grade-push.service"),
+                               str(tmp_path / "lab-grade-push.timer")], capture_output=True, text=True, timeout=60)
+    assert (verified.returncode, verified.stderr) == (0, "")

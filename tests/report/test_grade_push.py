@@ -6,26 +6,47 @@ grade.yml's exit codes; the class's certificate pinned by the client."""
 
 from __future__ import annotations
 
+import ast
 import datetime
+import io
 import json
 import os
+import re
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.gitops_lab.grader.plugins.filter.grading import grade_record
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import push
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader import push, push_command
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report import build
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.formats.registry import CLASS_FILES
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runner import (
+    ARGUMENT_SPEC,
+    grade_host,
+    module_params,
+)
 from ansible_collections.gitops_lab.grader.plugins.plugin_utils import grade_push, grading_run
 from ansible_collections.gitops_lab.grader.plugins.plugin_utils.collector import issue_tokens, token_digest
 from report_sample import registry_result
+
+from tests.conftest import REPO_ROOT
 
 LABS_OF = {"learner01": ["capa-src", "cgoa-ci"], "learner02": ["capa-src"], "learner03": ["cgoa-ci"],
            "learner04": ["capa-src"]}
 LANG_OF = {"learner01": "en", "learner02": "ja", "learner03": "ko", "learner04": "en"}
 NEVER_PUSHES = "learner04"
+# learner02's inventory sets its workspace and the grader's kubeconfig, learner03 a settle timeout
+# as -e gives it (a string): the options its VM hears are those grade.yml gives lab_grade.
+SITE_VARIABLES = {"learner02": {"lab_workspace_root": "/home/learner02", "lab_grader_kubeconfig": "/etc/lab-grader/kc"},
+                  "learner03": {"grade_settle_timeout": "12"}}
+GRADING = {host: {"labs": labs, "lang": LANG_OF[host], "settle_timeout": 30.0, "poll_interval": 5.0}
+           for host, labs in LABS_OF.items()}
+GRADING["learner02"].update(workspace_root="/home/learner02", kubeconfig="/etc/lab-grader/kc")
+GRADING["learner03"].update(settle_timeout=12.0)
 HEALTH_ERROR = {"state": "error", "error": {"kind": "health", "message": "api_server: unreachable"}, "labs": {}}
 
 
@@ -43,7 +64,8 @@ def a_class(tmp_path):
     """(inventory path, report dir, tokens) of a class of four, the tokens' digests where
     grade-push reads them."""
     reports = tmp_path / "reports"
-    hosts = {host: {"lab_enrolled": labs, "lab_lang": LANG_OF[host]} for host, labs in LABS_OF.items()}
+    hosts = {host: {"lab_enrolled": labs, "lab_lang": LANG_OF[host], **SITE_VARIABLES.get(host, {})}
+             for host, labs in LABS_OF.items()}
     inventory = tmp_path / "hosts.yml"
     inventory.write_text(json.dumps({"learners": {"hosts": hosts, "vars": {"grade_report_dir": str(reports)}}}))
     tokens = issue_tokens(LABS_OF)
@@ -53,12 +75,12 @@ def a_class(tmp_path):
 
 
 def vm(url, host, token, state_file, seconds, cafile=None):
-    """A VM's timer, every 50 ms until it pushed or `seconds` passed. Returns (the answers, how
-    many times it graded)."""
+    """A VM's timer, every 50 ms until it pushed or `seconds` passed. Returns (the answers, the
+    options of each time it graded)."""
     answers, gradings = [], []
 
-    def grade():
-        gradings.append(host)
+    def grade(options):
+        gradings.append(options)
         return result_of(host)
 
     stop = time.monotonic() + seconds
@@ -68,7 +90,7 @@ def vm(url, host, token, state_file, seconds, cafile=None):
             answers.append(push.poll_and_push(url, host, token, str(state_file), grade, cafile))
             break
         time.sleep(0.05)
-    return answers, len(gradings)
+    return answers, gradings
 
 
 class Terminal:
@@ -86,9 +108,33 @@ class Terminal:
         pass
 
 
-def run_grade_push(argv, a_class, tmp_path, vms, seconds=10):
-    """grade_push.main(argv) in a thread, the `vms` polling its URL (read from its first line).
-    Returns (exit code, what it printed, {host: vm()'s answer})."""
+def vm_command(url, host, token, state_file, seconds, graded):
+    """A provisioned VM's timer: its command (push_command.run, lab-grade-push) every 50 ms until
+    it pushed or `seconds` passed, with its settings file and token file as provisioning writes
+    them; it grades with the real runner.grade_host, each (params, result) appended to `graded`.
+    Returns the lines it printed, with its exit code."""
+    token_file, settings = state_file.with_suffix(".token"), state_file.with_suffix(".json")
+    token_file.write_text(token)
+    settings.write_text(json.dumps({"collector_url": url, "host": host, "token_file": str(token_file),
+                                    "cafile": None, "state_file": str(state_file)}))
+
+    def grade(params):
+        graded.append((params, grade_host(params)))
+        return graded[-1][1]
+
+    lines = []
+    stop = time.monotonic() + seconds
+    while time.monotonic() < stop and not any(" 202 " in line for _, line in lines):
+        out = io.StringIO()
+        lines.append((push_command.run(["--config", str(settings)], out, grade), out.getvalue()))
+        time.sleep(0.05)
+    return lines
+
+
+def run_grade_push(argv, a_class, tmp_path, vms, seconds=10, commands=None):
+    """grade_push.main(argv) in a thread, the `vms` polling its URL (read from its first line), and
+    the hosts of `commands` ({host: a list for what it grades}) running the VM's command.
+    Returns (exit code, what it printed, {host: vm()'s or vm_command()'s answer})."""
     inventory, _, tokens = a_class
     out, exit_code = Terminal(), []
     main = threading.Thread(target=lambda: exit_code.append(grade_push.main(["-i", str(inventory), *argv], out)))
@@ -98,6 +144,8 @@ def run_grade_push(argv, a_class, tmp_path, vms, seconds=10):
     answers = {}
     threads = [threading.Thread(target=lambda h=host: answers.__setitem__(
         h, vm(url, h, tokens[h], tmp_path / f"{h}.run", seconds))) for host in vms]
+    threads += [threading.Thread(target=lambda h=host, g=graded: answers.__setitem__(
+        h, vm_command(url, h, tokens[h], tmp_path / f"{h}.run", seconds, g))) for host, graded in (commands or {}).items()]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -126,8 +174,8 @@ def test_grade_push_writes_the_pull_paths_report_and_says_who_did_not_push(a_cla
     [report_dir] = [p for p in reports.iterdir() if p.name not in (".collector", "latest")]
     assert first.startswith(f"grade-push: run {report_dir.name} open at http://127.0.0.1:")
     assert first.endswith(" for 4 hosts, at most 3 s")
-    for host in pushing:  # polled until the run was open, graded once, pushed once
-        assert answers[host][1] == 1, answers[host]
+    for host in pushing:  # polled until the run was open, graded once with grade.yml's options, pushed once
+        assert answers[host][1] == [GRADING[host]], answers[host]
         assert answers[host][0][-1] == (200, f"run {report_dir.name}: this host's result is kept")
     assert answers["learner01"][0][-2] == (202, "learner01: graded\n")
     assert answers["learner03"][0][-2] == (202, "learner03: error\n")
@@ -149,6 +197,72 @@ def test_grade_push_writes_the_pull_paths_report_and_says_who_did_not_push(a_cla
     assert matrix == "\n" + pulled["matrix"] + "\n"
     assert capsys.readouterr().err == (f"grade-push: Could not grade 2 of 4 hosts: learner03 (environment unhealthy), "
                             f"learner04 (grader error). The other 2 were graded; see {report_dir}/index.html\n")
+
+
+def test_a_vms_command_grades_with_grade_ymls_options_and_its_push_is_the_pull_paths_record(a_class, tmp_path):
+    """learner02 runs the VM's command for real (lab-grade-push: settings and token files, the
+    collector's poll, runner.grade_host with the options its answer carried, the push): it grades
+    with the options grade.yml would give it (its inventory's workspace and kubeconfig; that
+    kubeconfig and workspace do not exist here, so its grade is the health gate's ERROR naming
+    both), and the
+    report is the pull path's for that result, byte for byte."""
+    _, reports, _ = a_class
+    graded = []
+    simulated = [host for host in LABS_OF if host != "learner02"]
+    code, _, answers = run_grade_push(["--listen", "127.0.0.1:0", "--deadline", "30"], a_class, tmp_path, simulated,
+                                      seconds=25, commands={"learner02": graded})
+    [(params, result)] = graded
+    assert params == module_params(GRADING["learner02"])
+    assert params["kubeconfig"] == "/etc/lab-grader/kc" and params["workspace_root"] == "/home/learner02"
+    assert result["error"]["message"] == ("the kubeconfig /etc/lab-grader/kc does not exist; "
+                                          "lab_workspace_root /home/learner02 is not a directory on this VM")
+    assert answers["learner02"][-1] == (0, "lab-grade-push: 202 learner02: error\n")
+    assert all(line == (0, "lab-grade-push: 204 no run open\n") or " 200 " in line[1]
+               for line in answers["learner02"][:-1]), answers["learner02"]
+
+    [report_dir] = [p for p in reports.iterdir() if p.name not in (".collector", "latest")]
+    files = written(report_dir)
+    now = datetime.datetime.strptime(json.loads(files["grades.json"])["generated_at"],
+                                     "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.UTC)
+    results = {**{host: result_of(host) for host in simulated}, "learner02": result}
+    pulled = build.build_report([grade_record(results[h], h, LANG_OF[h]) for h in LABS_OF], hosts=list(LABS_OF),
+                                lang="en", now=now, report_dir=str(report_dir), class_hosts=list(LABS_OF),
+                                enrolled=LABS_OF)
+    assert files == pulled["contents"]
+    assert code == grading_run.HOSTS_IN_ERROR
+
+
+def test_a_vm_is_told_exactly_the_options_grade_yml_gives_lab_grade(tmp_path):
+    """The real `ansible-playbook grade.yml` on a local host whose inventory sets every kind of
+    option (a lab list as -e gives it, site, tools and reader paths, a run-wide timing as a string):
+    the lab_grade arguments its module was sent (the kept AnsiballZ file's) are, once checked as the
+    module checks them, what the VM's command grades with from grade-push's poll answer."""
+    python = os.path.join(os.path.dirname(sys.executable), "python")
+    host = {"ansible_connection": "local", "ansible_host": "127.0.0.1", "ansible_python_interpreter": python,
+            "lab_grader_python": python, "lab_enrolled": "capa-src,cgoa-ci", "lab_lang": "ko",
+            "lab_workspace_root": "/home/l1", "lab_bare_root": "/data/bare", "lab_argocd_namespace": "argo",
+            "lab_grader_kubeconfig": str(tmp_path / "none.kubeconfig"), "lab_k3s_kubeconfig": "/etc/k3s.yaml",
+            "lab_helm_binary": "/opt/helm", "grade_settle_timeout": "12", "grade_poll_interval": 2}
+    inventory = tmp_path / "hosts.yml"
+    inventory.write_text(json.dumps({"learners": {"hosts": {"learner01": host},
+                                                  "vars": {"grade_report_dir": str(tmp_path / "reports")}}}))
+    remote = tmp_path / "remote"
+    graded = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(inventory),
+                             "grade.yml"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "ANSIBLE_KEEP_REMOTE_FILES": "1", "ANSIBLE_REMOTE_TMP": str(remote)})
+    assert graded.returncode == grading_run.HOSTS_IN_ERROR, graded.stdout + graded.stderr
+    [module] = remote.glob("*/AnsiballZ_lab_grade.py")
+    sent = json.loads(ast.literal_eval(re.search(r"^params=('.*'),$", module.read_text(), re.M)[1]))
+    arguments = {k: v for k, v in sent["ANSIBLE_MODULE_ARGS"].items() if not k.startswith("_ansible")}
+    pulled = ArgumentSpecValidator(ARGUMENT_SPEC).validate(arguments).validated_parameters
+
+    settings, _, _ = grade_push.read_class([str(inventory)])
+    assert settings["grading_problems"] == []
+    pushed = module_params(settings["grading"]["learner01"])
+    # labs_as_json only shapes what Ansible returns; the VM pushes runner.grade_host's result
+    assert pushed == {**pulled, "labs_as_json": False}
+    assert (pushed["labs"], pushed["settle_timeout"], pushed["helm_binary"]) == (["capa-src", "cgoa-ci"], 12.0,
+                                                                                "/opt/helm")
 
 
 def test_grade_push_ends_when_every_host_pushed_with_strict_modes_exit_code(a_class, tmp_path, capsys):
@@ -191,12 +305,13 @@ def test_a_push_after_the_run_closed_is_refused(a_class, tmp_path):
                             "rows): learner03"]
     try:
         run_id = run.collector.run
-        assert push.poll_run(run.url, "learner02", tokens["learner02"]) == (run_id, 200, f"run {run_id} open")
+        assert push.poll_run(run.url, "learner02", tokens["learner02"]) == (
+            run_id, GRADING["learner02"], 200, f"run {run_id} open")
         assert not run.wait(0.1)
         run.close()
         assert push.push_result(run.url, "learner02", tokens["learner02"], run_id, result_of("learner02")) == (
             409, f"run {run_id} is closed\n")
-        assert push.poll_run(run.url, "learner02", tokens["learner02"]) == (None, 204, "no run open")
+        assert push.poll_run(run.url, "learner02", tokens["learner02"]) == (None, None, 204, "no run open")
     finally:
         run.shutdown()
     grades = json.loads((reports / run_id / "grades.json").read_text())
@@ -211,6 +326,24 @@ def test_grade_push_refuses_the_class_as_grade_yml_does(a_class, capsys):
     assert grade_push.main(["-i", str(inventory), "--listen", "127.0.0.1:0"]) == grade_push.SETTINGS_REFUSED
     assert capsys.readouterr().err.startswith(
         "grade-push: Grading settings: lab_lang 'jp' is not one of en, ja, ko")
+
+
+@pytest.mark.parametrize(("variables", "why"), [
+    ({"lab_workspace_root": "/" + "w" * 20000},
+     "a poll's answer carrying them is 20208 bytes, more than the 16384 a VM reads"),
+    # the run-wide check reads the first learner's grade_* only; grade.yml gives each host its own
+    ({"grade_poll_interval": "often"},
+     "argument 'poll_interval' is of type str and we were unable to convert to float: <class 'str'> cannot be "
+     "converted to a float"),
+    ({"grade_settle_timeout": 900}, "settle_timeout must be between 0 and 600 seconds, got 900.0"),
+])
+def test_grade_push_refuses_options_lab_grade_would_refuse_or_a_vm_could_not_read(a_class, capsys, variables, why):
+    inventory, _, _ = a_class
+    data = json.loads(inventory.read_text())
+    data["learners"]["hosts"]["learner03"].update(variables)
+    inventory.write_text(json.dumps(data))
+    assert grade_push.main(["-i", str(inventory), "--listen", "127.0.0.1:0"]) == grade_push.SETTINGS_REFUSED
+    assert capsys.readouterr().err == f"grade-push: Grading settings: learner03: lab_grade's options: {why}\n"
 
 
 def test_plain_http_is_served_on_loopback_only(a_class, capsys):
@@ -242,9 +375,9 @@ def test_the_client_trusts_only_the_class_certificate(a_class, tmp_path, capsys)
         assert run.url.startswith("https://127.0.0.1:")
         run_id = run.collector.run
         assert push.poll_run(run.url, "learner02", tokens["learner02"], cafile=str(cert)) == (
-            run_id, 200, f"run {run_id} open")
+            run_id, GRADING["learner02"], 200, f"run {run_id} open")
         for untrusted in (str(other), None):  # another class's certificate; the system's CAs
-            found, status, message = push.poll_run(run.url, "learner02", tokens["learner02"], cafile=untrusted)
+            found, _, status, message = push.poll_run(run.url, "learner02", tokens["learner02"], cafile=untrusted)
             assert (found, status) == (None, 0) and "CERTIFICATE_VERIFY_FAILED" in message, message
         assert push.push_result(run.url, "learner02", tokens["learner02"], run_id, result_of("learner02"),
                                 cafile=str(cert)) == (202, "learner02: graded\n")

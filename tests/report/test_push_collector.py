@@ -153,11 +153,11 @@ def test_the_client_does_not_send_what_the_collector_would_refuse(server):
 
 def test_a_poll_names_the_open_run_and_nothing_once_it_is_closed(server):
     url, collector, tokens, httpd = server
-    assert push.poll_run(url, "learner01", tokens["learner01"]) == (RUN, 200, f"run {RUN} open")
+    assert push.poll_run(url, "learner01", tokens["learner01"]) == (RUN, {}, 200, f"run {RUN} open")
     assert raw_request(httpd, "GET", "/v1/run/learner01", {"Authorization": f"Bearer {tokens['learner01']}"}) == (
         200, f'{{"run": "{RUN}", "kept": false}}\n')
     collector.close()
-    assert push.poll_run(url, "learner01", tokens["learner01"]) == (None, 204, "no run open")
+    assert push.poll_run(url, "learner01", tokens["learner01"]) == (None, None, 204, "no run open")
     assert raw_request(httpd, "GET", "/v1/run/learner01", {"Authorization": f"Bearer {tokens['learner01']}"}) == (
         204, "")
 
@@ -166,16 +166,16 @@ def test_a_poll_is_checked_like_a_push_and_never_reads_a_body(server):
     """A stranger's poll is refused on the headers, whatever body it declares."""
     url, _, tokens, httpd = server
     assert push.poll_run(url, "learner01", tokens["learner02"]) == (
-        None, 403, "this token is not learner01's: a result speaks only for its own host\n")
-    assert push.poll_run(url, "learner09", tokens["learner01"]) == (None, 404, "no host 'learner09' in this class\n")
+        None, None, 403, "this token is not learner01's: a result speaks only for its own host\n")
+    assert push.poll_run(url, "learner09", tokens["learner01"]) == (None, None, 404, "no host 'learner09' in this class\n")
     assert raw_request(httpd, "GET", "/v1/run/learner01", {}) == (
         401, "a push needs its VM's token (Authorization: Bearer <token>)\n")
     declares_a_body = {"Authorization": f"Bearer {tokens['learner01']}", "Content-Length": "1000"}
     assert raw_request(httpd, "GET", "/v1/run/learner01", declares_a_body) == (200, f'{{"run": "{RUN}", "kept": false}}\n')
     assert raw_request(httpd, "PUT", "/v1/run/learner01", {}) == (
         405, "the collector only takes pushes (POST) and polls (GET /v1/run/<host>)\n")
-    run, status, message = push.poll_run("http://127.0.0.1:1", "learner01", tokens["learner01"])
-    assert run is None and status == 0 and message.startswith("collector http://127.0.0.1:1 not reached: ")
+    run, options, status, message = push.poll_run("http://127.0.0.1:1", "learner01", tokens["learner01"])
+    assert run is None and options is None and status == 0 and message.startswith("collector http://127.0.0.1:1 not reached: ")
 
 
 def test_a_push_for_a_closed_or_another_run_is_refused(class_collector):
@@ -201,8 +201,8 @@ def test_a_vm_grades_once_per_run_and_remembers_the_run_it_pushed_for(server, tm
     state = tmp_path / "push-run"
     gradings = []
 
-    def grade():
-        gradings.append(1)
+    def grade(options):
+        gradings.append(options)
         return graded()
 
     assert push.poll_and_push(url, "learner01", tokens["learner01"], str(state), grade) == (
@@ -236,12 +236,12 @@ def test_a_vm_whose_push_is_refused_tries_again_at_its_next_run(server, tmp_path
     url, collector, tokens, _ = server
     state = tmp_path / "push-run"
     assert push.poll_and_push(url, "learner01", tokens["learner01"], str(state),
-                              lambda: {"state": "solved"}) == (
+                              lambda options: {"state": "solved"}) == (
         400, "the result is not lab_grade's: an object whose state is one of graded, error\n")
     assert not state.exists()
-    status, _ = push.poll_and_push("http://127.0.0.1:1", "learner01", tokens["learner01"], str(state), graded)
+    status, _ = push.poll_and_push("http://127.0.0.1:1", "learner01", tokens["learner01"], str(state), lambda options: graded())
     assert status == 0 and not state.exists()
-    assert push.poll_and_push(url, "learner01", tokens["learner01"], str(state), graded)[0] == 202
+    assert push.poll_and_push(url, "learner01", tokens["learner01"], str(state), lambda options: graded())[0] == 202
     assert collector.records["learner01"]["state"] == "graded"
 
 
@@ -301,7 +301,7 @@ def test_a_push_the_busy_collector_refuses_is_sent_again_without_grading_again(b
     try:
         url = f"http://127.0.0.1:{httpd.server_address[1]}"
         said = push.poll_and_push(url, "learner01", "token", str(state),
-                                  lambda: gradings.append(1) or graded(), wait=waits.append)
+                                  lambda options: gradings.append(1) or graded(), wait=waits.append)
     finally:
         httpd.shutdown()
         httpd.server_close()
@@ -319,7 +319,7 @@ def test_a_poll_answer_that_names_no_run_is_not_taken_as_one(body, tmp_path):
     try:
         url = f"http://127.0.0.1:{httpd.server_address[1]}"
         assert push.poll_run(url, "learner01", "token") == (
-            None, 200, f"the collector's answer names no run: {body.decode()!r}")
+            None, None, 200, f"the collector's answer names no run: {body.decode()!r}")
         never = []
         assert push.poll_and_push(url, "learner01", "token", str(tmp_path / "push-run"), never.pop)[0] == 200
         assert not (tmp_path / "push-run").exists()

@@ -36,7 +36,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report
 )
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.labels import LABELS, kind_label
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report.values import term_safe
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runner import ARGUMENT_SPEC, grade_host, option_problem
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runner import grade_host, module_params, option_problem
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.settings import enrolled
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.site_defaults import DEFAULT_LABS
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.vocabulary import (
@@ -214,12 +214,10 @@ def choose(targets, vm_labs):
     return labs, step
 
 
-def module_params(config, labs, lang):
+def check_params(config, labs, lang):
     """lab_grade's options: its defaults, the provisioned settings, this run's labs and language."""
-    params = {name: spec.get("default") for name, spec in ARGUMENT_SPEC.items()}
-    params.update({key: value for key, value in config.items() if key in CONFIG_KEYS})
-    params.update(labs=labs, lang=lang)
-    return params
+    return module_params({**{key: value for key, value in config.items() if key in CONFIG_KEYS},
+                          "labs": labs, "lang": lang})
 
 
 def step_lines(step, lang):
@@ -296,7 +294,7 @@ def run(argv, environ=os.environ, out=sys.stdout, err=sys.stderr):
         print(exc.text(lang), file=out)
         print(pick(COMMAND_TEXTS["usage"], lang), file=out)
         return EXIT_USAGE
-    params = module_params(config, labs, lang)
+    params = check_params(config, labs, lang)
     problem = option_problem(params)
     if problem:
         print(pick(PROBLEMS["bad_config"], lang).format(path=args.config, detail=problem), file=out)

@@ -1,7 +1,9 @@
 """A learner VM's grading result pushed to the instructor's collector (the push design of
 docs/performance.md): the VM's timer polls the collector for an open grading run, grades itself
-(runner.grade_host, the lab_grade module's work) when the run is one it has not pushed for, and
-sends one HTTPS request; the controller spends no SSH session and no Ansible task on it.
+(runner.grade_host, the lab_grade module's work, with the options the poll's answer carries:
+grade.yml's for this host) when the run is one it has not pushed for, and sends one HTTPS
+request; the controller spends no SSH session and no Ansible task on it. push_command.py is the
+VM's command around it (lab-grade-push, run by its systemd timer).
 
 The envelope is what the collector (plugin_utils/collector.py) validates: its schema, the host it
 speaks for (the one the VM's token was issued to), the run it answers and the host's result as
@@ -28,7 +30,10 @@ SCHEMA = "lab-push/v2"
 MAX_PUSH_BYTES = 512 * 1024
 PUSH_TIMEOUT = 10  # seconds for the whole request: a slow collector never holds a VM's timer
 POLL_TIMEOUT = 5  # a poll is one small answer; the timer polls again 5-10 s later
-MAX_ANSWER_BYTES = 4096  # what the VM reads of any answer: the collector's are one line
+# What the VM reads of any answer. A poll's is one line carrying the host's grading options (the
+# labs, the language, timings and the lab_* site paths: 182 bytes for a host of inventory/class);
+# grade-push refuses to open a run whose answer to a host would be longer (grade_push.py).
+MAX_ANSWER_BYTES = 16 * 1024
 # A push told 503 "busy" (the collector reads at most 64 at once: 1,000 VMs' timers bunch up when a
 # run opens) is sent again, the same result, after a random 1-3 s, at most BUSY_RETRIES times:
 # before, the VM graded again at its next tick (1,785 gradings for 1,000 hosts measured,
@@ -38,6 +43,12 @@ BUSY_WAIT_SECONDS = (1.0, 3.0)
 # A run id is the report folder's stamp (20261203T185516Z, -2 for a second run in that second);
 # anything else in a poll's answer is not taken as a run, nor written to the VM's state file.
 RUN_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z-]{0,63}")
+# The push_token task's options (its action plugin issues the token this client sends).
+TOKEN_OPTIONS = {
+    "collector_url": {"type": "str", "required": True},
+    "current_digest": {"type": "str"},
+    "report_dir": {"type": "path"},
+}
 
 
 def valid_run(run):
@@ -98,26 +109,29 @@ def push_result(collector_url, host, token, run, result, cafile=None, timeout=PU
 
 
 def poll_run(collector_url, host, token, cafile=None, timeout=POLL_TIMEOUT):
-    """(the open run's id or None, HTTP status, message): 200 with the id while a run is open
-    that has no result of this host (None once it has), 204 "no run open", the collector's
-    refusal, or (None, 0, why) when it is not reached."""
+    """(the open run's id or None, its grading options, HTTP status, message): 200 with the id
+    and the options (lab_grade's, as grade.yml would give them for this host; {} when the answer
+    has none) while a run is open that has no result of this host (None once it has), 204 "no
+    run open", the collector's refusal, or (None, None, 0, why) when it is not reached."""
     request = urllib.request.Request(poll_url(collector_url, host), method="GET",
                                      headers={"Authorization": f"Bearer {token}"})
     status, answer = exchange(collector_url, request, cafile, timeout)
     if status == 204:
-        return None, 204, "no run open"
+        return None, None, 204, "no run open"
     if status != 200:
-        return None, status, answer
+        return None, None, status, answer
     try:
         open_run = json.loads(answer)
-        run, kept = open_run.get("run"), open_run.get("kept")
+        run, kept, options = open_run.get("run"), open_run.get("kept"), open_run.get("options", {})
     except (ValueError, AttributeError):
-        run, kept = None, None
+        run, kept, options = None, None, None
     if not valid_run(run):
-        return None, 200, f"the collector's answer names no run: {answer[:120]!r}"
+        return None, None, 200, f"the collector's answer names no run: {answer[:120]!r}"
     if kept is True:  # its push arrived, even if the VM did not hear the answer
-        return None, 200, f"run {run}: this host's result is kept"
-    return run, 200, f"run {run} open"
+        return None, None, 200, f"run {run}: this host's result is kept"
+    if not isinstance(options, dict):
+        return None, None, 200, f"run {run}: the collector's grading options are not an object: {answer[:120]!r}"
+    return run, options, 200, f"run {run} open"
 
 
 def last_pushed_run(state_file):
@@ -145,15 +159,16 @@ def remember_run(state_file, run):
 
 def poll_and_push(collector_url, host, token, state_file, grade, cafile=None, wait=time.sleep):
     """One run of the VM's timer: poll, and only when the open run is not the one last pushed for
-    (`state_file`), grade (`grade()`: the host's lab_grade result) and push it for that run
-    (push_result: again while the collector is busy, `wait` between). Returns (HTTP status,
-    message) of the last request; never raises for the network's sake."""
-    run, status, message = poll_run(collector_url, host, token, cafile)
+    (`state_file`), grade (`grade(options)`: the host's lab_grade result with the options the
+    poll's answer carried) and push it for that run (push_result: again while the collector is
+    busy, `wait` between). Returns (HTTP status, message) of the last request; never raises for
+    the network's sake."""
+    run, options, status, message = poll_run(collector_url, host, token, cafile)
     if run is None:
         return status, message
     if run == last_pushed_run(state_file):
         return status, f"run {run}: already pushed"
-    status, message = push_result(collector_url, host, token, run, grade(), cafile, wait=wait)
+    status, message = push_result(collector_url, host, token, run, grade(options), cafile, wait=wait)
     if status in (202, 422):  # the collector kept the host's record for this run (422: as ERROR)
         remember_run(state_file, run)
     return status, message

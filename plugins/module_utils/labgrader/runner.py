@@ -40,6 +40,11 @@ ARGUMENT_SPEC = {
 }
 
 
+def module_params(options):
+    """lab_grade's options as AnsibleModule hands them to it: every default, then `options`."""
+    return {**{name: spec.get("default") for name, spec in ARGUMENT_SPEC.items()}, **options}
+
+
 def option_problem(params):
     """The first option out of range, as a message, or None."""
     for name in ("settle_timeout", "poll_interval", "api_timeout", "time_budget"):
