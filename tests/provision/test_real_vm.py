@@ -221,18 +221,21 @@ def test_the_plane_phases_follow_the_vm_phases_only_with_the_plane(tmp_path: Pat
     phases = real_vm.Scenario(StubVM(), real_vm.Deadline(60), real_vm.Plane(tmp_path)).phases()
     names = [name for name, _ in phases]
     assert names == [*plain, "plane", "provision with the cluster", "grade before", "solve", "grade solved",
-                     "lab check", "record"]
-    assert [name for name, _ in real_vm.phases_from(phases, "grade solved")] == ["grade solved", "lab check", "record"]
+                     "lab check", "record", "push"]
+    assert [name for name, _ in real_vm.phases_from(phases, "grade solved")] == ["grade solved", "lab check", "record",
+                                                                                 "push"]
 
 
 def test_the_tunnel_brings_the_api_to_the_guest_and_the_guests_gitd_to_the_plane(tmp_path: Path) -> None:
     vm = real_vm.VM(Path("/img"), tmp_path)
     vm.port = 40022
     plane = real_vm.Plane(tmp_path)
-    plane.record = {"addr": "127.123.4.5"}
+    plane.record = {"addr": "127.123.4.5", "collector": 41234}
     argv = plane.tunnel_argv(vm)
     assert argv[:3] == ["ssh", "-p", "40022"] and argv[-1] == "debian@127.0.0.1"
-    assert argv[argv.index("-R") + 1] == "127.0.0.1:6443:127.123.4.5:26443"  # k3s's address in the guest
+    remote = [argv[i + 1] for i, arg in enumerate(argv) if arg == "-R"]
+    assert remote == ["127.0.0.1:6443:127.123.4.5:26443",  # k3s's address in the guest
+                      "127.0.0.1:41234:127.0.0.1:41234"]  # the push phase's collector, as the VM's URL names it
     assert argv[argv.index("-L") + 1] == "127.123.4.5:9418:127.0.0.1:9418"  # where the repo-server resolves gitd
     assert "ExitOnForwardFailure=yes" in argv and "-N" in argv
 
@@ -246,6 +249,14 @@ def test_the_plane_variables_change_only_what_a_plane_makes_different(tmp_path: 
                                "argocd_airgap_images", "argocd_cli_checksums", "grader_runtime_install_tools",
                                "instructor_kubeconfig_server", "instructor_kubeconfig_dir"}
     assert set(real_vm.PLANE_SKIP_TAGS.split(",")) == {"molecule-notest", "lab-k3s-install", "lab-grader-tools"}
+
+
+def test_the_push_phase_gives_the_vm_a_url_the_class_certificate_names(tmp_path: Path) -> None:
+    assert real_vm.push_vars(tmp_path, {"collector": 41234}) == {
+        "lab_enrolled": ["capa-src", "cgoa-ci", "capa-drift"],
+        "grade_report_dir": str(tmp_path / "reports" / "push"),
+        "lab_push_collector_url": "https://127.0.0.1:41234",
+    }
 
 
 def test_the_labs_solved_over_ssh_are_the_registrys() -> None:
@@ -275,10 +286,7 @@ def scenario_with_report(tmp_path: Path, monkeypatch, statuses: dict[str, str]):
     scenario = real_vm.Scenario(StubVM(), real_vm.Deadline(60), real_vm.Plane(tmp_path))
 
     def grade_yml(phase, playbook, *extra):
-        reports = Path(next(e for e in extra if e.startswith("grade_report_dir=")).split("=", 1)[1])
-        (reports / "latest").mkdir(parents=True)
-        records = [{"lab": lab, "check": f"{lab}.1.a", "status": status, "message": "m"} for lab, status in statuses.items()]
-        (reports / "latest" / "grades.json").write_text(real_vm.json.dumps({"records": records}))
+        write_report(Path(next(e for e in extra if e.startswith("grade_report_dir=")).split("=", 1)[1]), statuses)
 
     monkeypatch.setattr(scenario, "on_plane", grade_yml)
     return scenario
@@ -297,3 +305,53 @@ def test_a_grade_over_ssh_passes_only_when_every_lab_is_graded_as_wanted(tmp_pat
     with pytest.raises(SystemExit, match=r"labs \['capa-src'\] \(wanted \['capa-drift', 'capa-src', 'cgoa-ci'\]\); "
                                          r"not FAIL/PENDING: \[\]"):
         missing.grade("grade before", "before", {"FAIL", "PENDING"})
+
+
+def write_report(reports: Path, statuses: dict[str, str]) -> None:
+    (reports / "latest").mkdir(parents=True)
+    records = [{"lab": lab, "check": f"{lab}.1.a", "status": status, "message": "m"} for lab, status in statuses.items()]
+    (reports / "latest" / "grades.json").write_text(real_vm.json.dumps({"records": records}))
+
+
+def scenario_with_push(tmp_path: Path, monkeypatch, pushed: dict[str, str]):
+    """A plane Scenario after grade solved (every lab PASS) whose grade-push run's report is `pushed`;
+    the commands it runs are recorded in scenario.ran."""
+    class StubVM:
+        state = tmp_path
+
+    (tmp_path / "inventory").mkdir()
+    write_report(tmp_path / "reports" / "solved", dict.fromkeys(real_vm.PLANE_LABS, "PASS"))
+    plane = real_vm.Plane(tmp_path)
+    plane.record = {"addr": "127.123.4.5", "collector": 41234}
+    scenario = real_vm.Scenario(StubVM(), real_vm.Deadline(60), plane)
+    scenario.ran = []
+
+    def grade_push(phase, *args):
+        scenario.ran.append((phase, *args))
+        if "--listen" in args:
+            write_report(tmp_path / "reports" / "push", pushed)
+
+    monkeypatch.setattr(scenario, "grade_push", grade_push)
+    monkeypatch.setattr(scenario, "on_plane", lambda phase, playbook, *extra: scenario.ran.append((phase, *extra)))
+    return scenario
+
+
+def test_the_push_phase_passes_when_the_vm_pushed_what_grade_yml_graded(tmp_path: Path, monkeypatch) -> None:
+    scenario = scenario_with_push(tmp_path, monkeypatch, dict.fromkeys(real_vm.PLANE_LABS, "PASS"))
+    scenario.push()
+    assert scenario.ran == [
+        ("push certificate", "--init", "--address", "127.0.0.1"),
+        ("push provision", "--skip-tags", real_vm.PLANE_SKIP_TAGS, "--tags", "lab-push"),
+        ("push", "--listen", "127.0.0.1:41234", "--deadline", "600"),
+    ]
+    hosts = real_vm.json.loads((tmp_path / "inventory" / "push.yml").read_text())["all"]["children"]["learners"]
+    assert hosts["hosts"]["learner01"]["lab_push_collector_url"] == "https://127.0.0.1:41234"
+
+
+def test_the_push_phase_fails_naming_each_check_graded_otherwise(tmp_path: Path, monkeypatch) -> None:
+    scenario = scenario_with_push(tmp_path, monkeypatch, {"capa-src": "PASS", "cgoa-ci": "ERROR"})
+    with pytest.raises(SystemExit) as failed:
+        scenario.push()
+    assert str(failed.value) == (
+        "real-vm: push: the pushed report differs from grade.yml's on the solved VM at "
+        "[(('capa-drift', 'capa-drift.1.a'), 'PASS', None), (('cgoa-ci', 'cgoa-ci.1.a'), 'PASS', 'ERROR')]")
