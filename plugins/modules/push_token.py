@@ -24,7 +24,7 @@ description:
     collector that is not on loopback, or is HTTPS and the class's certificate
     (C(scripts/grade-push --init --address <host>)) does not exist yet or was made for another
     address than the URL's host.
-  - In check mode nothing is recorded; RV(changed) says whether a token would be issued.
+  - In check mode nothing is recorded; C(changed) says whether a token would be issued.
 version_added: "1.1.0"
 author: Lab grader team
 options:
@@ -79,7 +79,7 @@ EXAMPLES = r"""
 RETURN = r"""
 token:
   description: The new token, when one was issued; null when the VM's token is kept (or in check mode).
-  returned: always
+  returned: success
   type: str
   sample: null
 certificate:

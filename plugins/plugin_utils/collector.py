@@ -85,6 +85,8 @@ class Collector:
         self.hosts = {host: {"labs": enrolled_labs(settings["labs"]), "lang": settings.get("lang", "en")}
                       for host, settings in hosts.items()}
         self.digests = dict(digests)
+        # -l grades fewer hosts than the class: the others' VMs still poll, and hear "no run open"
+        self.class_hosts = set(class_hosts or self.hosts)
         self.options = options or {}
         self.records = {}  # host -> its newest record, normalised and shown; the report owns it
         self.report = ClassReport(list(self.hosts), lang, now, report_dir, title=title,
@@ -100,7 +102,7 @@ class Collector:
 
     def authorised_host(self, host, authorization):
         """(HTTP status, message): 0 when `authorization` is the Bearer token of `host`."""
-        if host not in self.hosts or host not in self.digests:
+        if host not in self.class_hosts or host not in self.digests:
             return 404, f"no host {host!r} in this class"
         scheme, _, token = (authorization or "").partition(" ")
         if scheme != "Bearer" or not token:
@@ -119,7 +121,7 @@ class Collector:
         # Not under self.lock, which a push holds while its parts are rendered: a poll is answered
         # at once; a push kept a moment later is "kept" at the VM's next poll.
         run, kept = self.run, host in self.records
-        if run is None:
+        if run is None or host not in self.hosts:  # closed, or a run of other hosts (-l)
             return 204, ""
         # "kept": this run has the host's record (a VM whose push timed out while the collector
         # kept it does not grade and push again)
@@ -136,6 +138,8 @@ class Collector:
         status, message = self.authorised_host(host, authorization)
         if status:
             return status, message
+        if host not in self.hosts:
+            return 409, f"{host} is not graded in this run (-l)"
         if len(body) > MAX_PUSH_BYTES:
             return 413, f"a push is at most {MAX_PUSH_BYTES} bytes"
         run = self.run

@@ -110,7 +110,10 @@ def checked_options(options):
     problem = option_problem(checked.validated_parameters)
     if problem:
         return options, problem
-    options = {name: checked.validated_parameters[name] for name in options}
+    # Converted as the module converts them (types), except paths: expanded on the controller they
+    # would name its home and environment; the VM expands them as the module does there (module_params).
+    options = {name: (value if value is None else str(value)) if ARGUMENT_SPEC[name].get("type") == "path"
+               else checked.validated_parameters[name] for name, value in options.items()}
     answer = len(poll_answer(LONGEST_RUN, False, options).encode("utf-8")) + 1  # and its newline
     if answer > MAX_ANSWER_BYTES:
         return options, f"a poll's answer carrying them is {answer} bytes, more than the {MAX_ANSWER_BYTES} a VM reads"
@@ -207,7 +210,7 @@ def collector_certificate(collector_url, output_dir):
                               f"{certificate} does not exist: run scripts/grade-push --init --address "
                               f"{parts.hostname} first")
     names = certificate_names(certificate)
-    if parts.hostname not in names:
+    if parts.hostname not in {name.lower() for name in names}:  # urlsplit lowercases; DNS names match in any case
         # the VM's TLS check would refuse every poll, said only in its journal
         raise SettingsRefused(f"lab_push_collector_url {collector_url}: the class's certificate {certificate} is for "
                               f"{', '.join(names) or 'no address'}, not {parts.hostname}: run scripts/grade-push "

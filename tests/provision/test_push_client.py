@@ -74,7 +74,7 @@ def test_the_push_client_is_installed_once_and_its_command_pushes_with_the_token
     units = tmp_path / "vm" / "etc" / "systemd" / "system"
     service = (units / "lab-grade-push.service").read_text()
     assert "\nType=oneshot\n" in service and f"\nUser={getpass.getuser()}\n" in service
-    assert "\nTimeoutStartSec=300\n" in service
+    assert "\nTimeoutStartSec=360\n" in service
     assert f"\nExecStart={tmp_path / 'vm' / 'usr/local/bin/lab-grade-push'}\n" in service
     timer = (units / "lab-grade-push.timer").read_text()
     assert all(f"\n{line}\n" in timer for line in ("OnUnitActiveSec=5s", "RandomizedDelaySec=5s", "AccuracySec=1s"))
@@ -133,3 +133,13 @@ def test_check_mode_on_a_new_vm_says_what_would_change_and_writes_nothing(tmp_pa
     assert (rc, recap["failed"]) == (0, 0), output
     assert recap["changed"] > 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hosts.yml", "play.yml"]  # not even the controller's digests
+
+
+def test_check_mode_on_a_new_systemd_vm_does_not_ask_systemd_for_units_not_written(tmp_path):
+    """systemd_service fails on a unit systemd does not know, even in check mode: on a VM
+    provisioned before the class had a collector, `--tags lab-push --check` must say what would
+    change, not fail."""
+    rc, output, recap = provision(tmp_path, "http://127.0.0.1:9", "--check",
+                                  grader_runtime_push_service_manager="systemd")
+    assert (rc, recap["failed"]) == (0, 0), output
+    assert "skipping: [learner01]" in output.split("the timer enabled and running", 1)[1].split("TASK", 1)[0]

@@ -123,7 +123,7 @@ def test_the_certificate_is_the_classs_once_made_for_the_urls_host(tmp_path):
         f"lab_push_collector_url https://collector.example.org:8443: the class's certificate {certificate} is for "
         "10.0.0.5, not collector.example.org: run scripts/grade-push --init --address collector.example.org (the VMs "
         "provisioned before need provisioning again)")
-    grade_push.make_certificate(tmp_path, "collector.example.org")
+    grade_push.make_certificate(tmp_path, "Collector.Example.org")  # DNS names match in any case (RFC 6125)
     assert grade_push.collector_certificate("https://collector.example.org:8443", tmp_path) == str(certificate)
     certificate.write_text("not a certificate")
     with pytest.raises(grade_push.SettingsRefused) as refused:

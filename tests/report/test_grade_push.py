@@ -232,17 +232,19 @@ def test_a_vms_command_grades_with_grade_ymls_options_and_its_push_is_the_pull_p
     assert code == grading_run.HOSTS_IN_ERROR
 
 
-def test_a_vm_is_told_exactly_the_options_grade_yml_gives_lab_grade(tmp_path):
+def test_a_vm_is_told_exactly_the_options_grade_yml_gives_lab_grade(tmp_path, monkeypatch):
     """The real `ansible-playbook grade.yml` on a local host whose inventory sets every kind of
     option (a lab list as -e gives it, site, tools and reader paths, a run-wide timing as a string):
     the lab_grade arguments its module was sent (the kept AnsiballZ file's) are, once checked as the
-    module checks them, what the VM's command grades with from grade-push's poll answer."""
+    module checks them, what the VM's command grades with from grade-push's poll answer. Paths
+    with ~ or $VAR are expanded on the VM, as the module expands them there, never with the
+    controller's home or environment."""
     python = os.path.join(os.path.dirname(sys.executable), "python")
     host = {"ansible_connection": "local", "ansible_host": "127.0.0.1", "ansible_python_interpreter": python,
             "lab_grader_python": python, "lab_enrolled": "capa-src,cgoa-ci", "lab_lang": "ko",
             "lab_workspace_root": "/home/l1", "lab_bare_root": "/data/bare", "lab_argocd_namespace": "argo",
-            "lab_grader_kubeconfig": str(tmp_path / "none.kubeconfig"), "lab_k3s_kubeconfig": "/etc/k3s.yaml",
-            "lab_helm_binary": "/opt/helm", "grade_settle_timeout": "12", "grade_poll_interval": 2}
+            "lab_grader_kubeconfig": str(tmp_path / "none.kubeconfig"), "lab_k3s_kubeconfig": "$LAB_VM_ETC/k3s.yaml",
+            "lab_helm_binary": "~/bin/helm", "grade_settle_timeout": "12", "grade_poll_interval": 2}
     inventory = tmp_path / "hosts.yml"
     inventory.write_text(json.dumps({"learners": {"hosts": {"learner01": host},
                                                   "vars": {"grade_report_dir": str(tmp_path / "reports")}}}))
@@ -254,15 +256,20 @@ def test_a_vm_is_told_exactly_the_options_grade_yml_gives_lab_grade(tmp_path):
     [module] = remote.glob("*/AnsiballZ_lab_grade.py")
     sent = json.loads(ast.literal_eval(re.search(r"^params=('.*'),$", module.read_text(), re.M)[1]))
     arguments = {k: v for k, v in sent["ANSIBLE_MODULE_ARGS"].items() if not k.startswith("_ansible")}
-    pulled = ArgumentSpecValidator(ARGUMENT_SPEC).validate(arguments).validated_parameters
+    vm = {"HOME": "/root", "LAB_VM_ETC": "/etc/rancher"}
+    controller = {"HOME": "/home/instructor", "LAB_VM_ETC": "/controller/etc"}
+    monkeypatch.setattr(os, "environ", {**os.environ, **vm})
+    pulled = ArgumentSpecValidator(ARGUMENT_SPEC).validate(arguments).validated_parameters  # as on the VM
 
+    monkeypatch.setattr(os, "environ", {**os.environ, **controller})
     settings, _, _ = grade_push.read_class([str(inventory)])
     assert settings["grading_problems"] == []
+    monkeypatch.setattr(os, "environ", {**os.environ, **vm})
     pushed = module_params(settings["grading"]["learner01"])
+    assert (pushed["helm_binary"], pushed["k3s_kubeconfig"]) == ("/root/bin/helm", "/etc/rancher/k3s.yaml")
     # labs_as_json only shapes what Ansible returns; the VM pushes runner.grade_host's result
     assert pushed == {**pulled, "labs_as_json": False}
-    assert (pushed["labs"], pushed["settle_timeout"], pushed["helm_binary"]) == (["capa-src", "cgoa-ci"], 12.0,
-                                                                                "/opt/helm")
+    assert (pushed["labs"], pushed["settle_timeout"]) == (["capa-src", "cgoa-ci"], 12.0)
 
 
 def test_grade_push_ends_when_every_host_pushed_with_strict_modes_exit_code(a_class, tmp_path, capsys):

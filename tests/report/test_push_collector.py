@@ -188,6 +188,21 @@ def test_a_push_for_a_closed_or_another_run_is_refused(class_collector):
     assert not collector.everyone_pushed.is_set()
 
 
+def test_a_vm_of_the_class_left_out_of_the_run_hears_no_run_open(tmp_path):
+    """grade-push -l learner01: learner02's VM still polls with its valid token; it hears 204, not a
+    refusal that would fail its unit at every tick, and a push from it is not kept."""
+    tokens = issue_tokens(HOSTS)
+    digests = {host: token_digest(token) for host, token in tokens.items()}
+    collector = Collector({"learner01": HOSTS["learner01"]}, digests, RUN, now=NOW, report_dir=str(tmp_path),
+                          class_hosts=list(HOSTS))
+    assert collector.poll("learner02", f"Bearer {tokens['learner02']}") == (204, "")
+    assert collector.poll("learner02", f"Bearer {tokens['learner01']}")[0] == 403
+    assert pushed(collector, tokens, "learner02", graded(["capa-src"], lang="ja")) == (
+        409, "learner02 is not graded in this run (-l)")
+    assert collector.poll("learner09", f"Bearer {tokens['learner01']}") == (404, "no host 'learner09' in this class")
+    assert collector.records == {}
+
+
 def test_the_run_knows_when_every_host_pushed(class_collector):
     collector, tokens = class_collector
     pushed(collector, tokens, "learner01", graded())

@@ -28,7 +28,9 @@ SCHEMA = "lab-push/v2"
 # that leaves room for a third lab and long messages, and bounds what one VM can make the
 # controller read, parse and keep.
 MAX_PUSH_BYTES = 512 * 1024
-PUSH_TIMEOUT = 10  # seconds for the whole request: a slow collector never holds a VM's timer
+# Seconds any one step of a request may wait (urllib's timeout: the connection, each read): a dead
+# collector never holds a VM's timer.
+PUSH_TIMEOUT = 10
 POLL_TIMEOUT = 5  # a poll is one small answer; the timer polls again 5-10 s later
 # What the VM reads of any answer. A poll's is one line carrying the host's grading options (the
 # labs, the language, timings and the lab_* site paths: 182 bytes for a host of inventory/class);

@@ -18,17 +18,15 @@ which systemd shows as the unit's failure."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.push import poll_and_push
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runner import (
-    ARGUMENT_SPEC,
-    grade_host,
-    module_params,
-    option_problem,
-)
 
 DEFAULT_CONFIG = "/etc/lab-grader/push.json"
+# What collector.issue_tokens makes (secrets.token_urlsafe): anything else is refused unread, never
+# sent in a header (a newline there would end in a traceback, the token in the journal).
+TOKEN = re.compile(r"[A-Za-z0-9_-]{16,128}")
 CONFIG_KEYS = ("collector_url", "host", "token_file", "cafile", "state_file")
 MAX_SETTINGS_BYTES = 64 * 1024  # settings file and token alike: a few hundred bytes each
 NOT_THIS_VMS_FAULT = (409,)  # the run closed while this VM pushed: its next poll hears 204
@@ -57,6 +55,9 @@ def read_settings(path):
         raise Refused(f"the settings file {path} is not JSON: {exc}") from None
     if not isinstance(settings, dict) or set(settings) != set(CONFIG_KEYS):
         raise Refused(f"the settings file {path} is not an object of exactly {', '.join(CONFIG_KEYS)}")
+    if str(settings["collector_url"]).startswith("https:") and not settings["cafile"]:
+        # without it the system's CAs would be trusted: only the class certificate is
+        raise Refused(f"the settings file {path} names an https collector and no cafile (the class certificate)")
     return settings
 
 
@@ -64,6 +65,14 @@ def grading_params(options):
     """lab_grade's options from the collector's: grade-push checked them as Ansible checks a
     module's arguments (types, choices); an option lab_grade does not take, or a problem
     lab_grade would refuse, is refused here too."""
+    # The grader (the labs, GitPython, the Kubernetes client) is imported only when a run is open:
+    # the timer's every other run is a poll, 5-10 s apart all day on every VM.
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runner import (
+        ARGUMENT_SPEC,
+        module_params,
+        option_problem,
+    )
+
     unknown = sorted(set(options) - set(ARGUMENT_SPEC))
     if "labs" not in options or unknown:
         raise Refused("the collector's grading options are not lab_grade's: "
@@ -75,14 +84,25 @@ def grading_params(options):
     return params
 
 
+def grade_host(params):
+    """runner.grade_host, imported when a run is open (grading_params)."""
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.runner import grade_host as grade
+
+    return grade(params)
+
+
 def run(argv, out=sys.stdout, grade=grade_host):
     """One timer run; returns the exit code. `grade`: runner.grade_host (a test's spy)."""
-    config = argv[argv.index("--config") + 1] if "--config" in argv[:-1] else DEFAULT_CONFIG
+    if argv not in ([], ["--config", argv[-1]]):
+        print("lab-grade-push: usage: lab-grade-push [--config FILE]", file=out)
+        return 1
+    config = argv[1] if argv else DEFAULT_CONFIG
     try:
         settings = read_settings(config)
         token = read_bounded(settings["token_file"], "token file").strip()
-        if not token:
-            raise Refused(f"the token file {settings['token_file']} is empty")
+        if not TOKEN.fullmatch(token):
+            raise Refused(f"the token file {settings['token_file']} does not hold a push token "
+                          "(provisioning writes one: run provision.yml --tags lab-push)")
         status, message = poll_and_push(settings["collector_url"], settings["host"], token, settings["state_file"],
                                         lambda options: grade(grading_params(options)), settings["cafile"])
     except Refused as exc:

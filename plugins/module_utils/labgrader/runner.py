@@ -41,8 +41,13 @@ ARGUMENT_SPEC = {
 
 
 def module_params(options):
-    """lab_grade's options as AnsibleModule hands them to it: every default, then `options`."""
-    return {**{name: spec.get("default") for name, spec in ARGUMENT_SPEC.items()}, **options}
+    """lab_grade's options as AnsibleModule hands them to it: every default, then `options`, each
+    path with ~ and $VAR expanded here, on the VM, as Ansible's check_type_path does
+    (ansible/module_utils/common/validation.py: expanduser(expandvars(value)))."""
+    params = {**{name: spec.get("default") for name, spec in ARGUMENT_SPEC.items()}, **options}
+    return {name: os.path.expanduser(os.path.expandvars(value))
+            if ARGUMENT_SPEC.get(name, {}).get("type") == "path" and isinstance(value, str) else value
+            for name, value in params.items()}
 
 
 def option_problem(params):
