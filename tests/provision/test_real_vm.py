@@ -341,6 +341,7 @@ def test_the_push_phase_passes_when_the_vm_pushed_what_grade_yml_graded(tmp_path
     scenario.push()
     assert scenario.ran == [
         ("push certificate", "--init", "--address", "127.0.0.1"),
+        ("push provision check", "--skip-tags", real_vm.PLANE_SKIP_TAGS, "--tags", "lab-push", "--check"),
         ("push provision", "--skip-tags", real_vm.PLANE_SKIP_TAGS, "--tags", "lab-push"),
         ("push", "--listen", "127.0.0.1:41234", "--deadline", "600"),
     ]
