@@ -79,9 +79,11 @@ options:
     default: false
   time_budget:
     description:
-      - Seconds the whole call may take - health gate, every lab's reads, probes and settling.
-        Keep it below the task timeout (C(grade_task_timeout), 300 by default) so that the module
-        ends with its findings instead of being killed.
+      - Seconds the whole call may take - health gate, every lab's reads, probes and settling;
+        at most 3600. C(grade.yml) sets it from C(grade_time_budget). Keep it below the task
+        timeout (C(grade_task_timeout), 300 by default) so that the module ends with its findings
+        instead of being killed; a VM much slower than a k3s VM (QEMU without hardware
+        acceleration) needs more than the default.
       - Each enrolled lab gets its own share, that no other lab can spend - the time left when its
         turn comes, split evenly among it and the labs after it, so a lab's unused time passes on.
         A lab's probes may use a declared part of that share (three quarters by default).

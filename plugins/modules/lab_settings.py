@@ -42,7 +42,8 @@ options:
   run:
     description:
       - The run-wide variables as the playbook sees them (C(grade_settle_timeout),
-        C(grade_poll_interval), C(grade_task_timeout), C(grade_strict), C(grade_allow_host_errors)).
+        C(grade_poll_interval), C(grade_task_timeout), C(grade_time_budget), C(grade_strict),
+        C(grade_allow_host_errors)).
     type: dict
     default: {}
   report_lang:

@@ -16,7 +16,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.report
 
 # The run-wide variables lab_settings checks, and the value each has when no inventory sets it
 # (grade.yml's defaults).
-RUN_DEFAULTS = {"grade_settle_timeout": 30, "grade_poll_interval": 5, "grade_task_timeout": 300,
+RUN_DEFAULTS = {"grade_settle_timeout": 30, "grade_poll_interval": 5, "grade_task_timeout": 300, "grade_time_budget": 240,
                 "grade_strict": False, "grade_allow_host_errors": False}
 # A run's exit codes when it could not grade every host, and in strict mode when learners fail
 # (README.md, "Exit codes"; grade.yml's outcome tasks say them as grade_exit_code).
@@ -73,13 +73,14 @@ def run_hosts(group, limit, loader, task_vars):
 
 def grading_options(variables):
     """The lab_grade options grade.yml gives a host with these `variables`: its task's arguments
-    (labs, lang, settle_timeout, poll_interval; labs_as_json only shapes what Ansible returns) and
+    (labs, lang, settle_timeout, poll_interval, time_budget; labs_as_json only shapes what Ansible returns) and
     its play's module_defaults (the site, tools and reader options the lab_* variables set)."""
     return {**lab_options(variables, "site", "tools", "reader"),
             "labs": enrolled_labs(variables.get("lab_enrolled")),
             "lang": variables.get("lab_lang", "en"),
             "settle_timeout": variables.get("grade_settle_timeout", RUN_DEFAULTS["grade_settle_timeout"]),
-            "poll_interval": variables.get("grade_poll_interval", RUN_DEFAULTS["grade_poll_interval"])}
+            "poll_interval": variables.get("grade_poll_interval", RUN_DEFAULTS["grade_poll_interval"]),
+            "time_budget": variables.get("grade_time_budget", RUN_DEFAULTS["grade_time_budget"])}
 
 
 def class_settings(hostvars, hosts, grading=False):

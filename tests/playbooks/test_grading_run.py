@@ -55,7 +55,7 @@ def test_each_hosts_settings_read_once_and_the_run_wide_ones_as_the_first_learne
                   "learner02": {"labs": ["capa-src"], "lang": "en"}},
         "sites": {"learner01": {"workspace_root": "/home/l1"}, "learner02": {}},
         "addresses": {"learner01": "192.0.2.11", "learner02": "10.0.0.2"},
-        "run": {"grade_settle_timeout": 0, "grade_poll_interval": 5, "grade_task_timeout": 300,
+        "run": {"grade_settle_timeout": 0, "grade_poll_interval": 5, "grade_task_timeout": 300, "grade_time_budget": 240,
                 "grade_strict": "ture", "grade_allow_host_errors": False},
         "report_lang": "ko",
     }

@@ -245,7 +245,10 @@ def test_the_plane_variables_change_only_what_a_plane_makes_different(tmp_path: 
     assert plane_vars["lab_enrolled"] == ["capa-src", "cgoa-ci", "capa-drift"]
     assert plane_vars["learner_base_required_ports"] == [{"port": 9418, "owners": ["git-daemon", "git"]}]
     assert plane_vars["instructor_kubeconfig_server"] == "https://127.123.4.5:26443"
-    assert set(plane_vars) == {"lab_enrolled", "learner_base_required_ports", "k3s_server_system_workloads",
+    # TCG: 240 s ran out in cgoa-ci's probes on the VM (run G)
+    assert (plane_vars["grade_time_budget"], plane_vars["grade_task_timeout"]) == (1500, 1800)
+    assert set(plane_vars) == {"lab_enrolled", "grade_time_budget", "grade_task_timeout",
+                               "learner_base_required_ports", "k3s_server_system_workloads",
                                "argocd_airgap_images", "argocd_cli_checksums", "grader_runtime_install_tools",
                                "instructor_kubeconfig_server", "instructor_kubeconfig_dir"}
     assert set(real_vm.PLANE_SKIP_TAGS.split(",")) == {"molecule-notest", "lab-k3s-install", "lab-grader-tools"}
@@ -254,6 +257,8 @@ def test_the_plane_variables_change_only_what_a_plane_makes_different(tmp_path: 
 def test_the_push_phase_gives_the_vm_a_url_the_class_certificate_names(tmp_path: Path) -> None:
     assert real_vm.push_vars(tmp_path, {"collector": 41234}) == {
         "lab_enrolled": ["capa-src", "cgoa-ci", "capa-drift"],
+        "grade_time_budget": 1500,
+        "grade_task_timeout": 1800,
         "grade_report_dir": str(tmp_path / "reports" / "push"),
         "lab_push_collector_url": "https://127.0.0.1:41234",
     }
@@ -343,7 +348,7 @@ def test_the_push_phase_passes_when_the_vm_pushed_what_grade_yml_graded(tmp_path
         ("push certificate", "--init", "--address", "127.0.0.1"),
         ("push provision check", "--skip-tags", real_vm.PLANE_SKIP_TAGS, "--tags", "lab-push", "--check"),
         ("push provision", "--skip-tags", real_vm.PLANE_SKIP_TAGS, "--tags", "lab-push"),
-        ("push", "--listen", "127.0.0.1:41234", "--deadline", "600"),
+        ("push", "--listen", "127.0.0.1:41234", "--deadline", "1800"),
     ]
     hosts = real_vm.json.loads((tmp_path / "inventory" / "push.yml").read_text())["all"]["children"]["learners"]
     assert hosts["hosts"]["learner01"]["lab_push_collector_url"] == "https://127.0.0.1:41234"

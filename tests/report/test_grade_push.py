@@ -43,7 +43,8 @@ NEVER_PUSHES = "learner04"
 # as -e gives it (a string): the options its VM hears are those grade.yml gives lab_grade.
 SITE_VARIABLES = {"learner02": {"lab_workspace_root": "/home/learner02", "lab_grader_kubeconfig": "/etc/lab-grader/kc"},
                   "learner03": {"grade_settle_timeout": "12"}}
-GRADING = {host: {"labs": labs, "lang": LANG_OF[host], "settle_timeout": 30.0, "poll_interval": 5.0}
+GRADING = {host: {"labs": labs, "lang": LANG_OF[host], "settle_timeout": 30.0, "poll_interval": 5.0,
+                  "time_budget": 240.0}
            for host, labs in LABS_OF.items()}
 GRADING["learner02"].update(workspace_root="/home/learner02", kubeconfig="/etc/lab-grader/kc")
 GRADING["learner03"].update(settle_timeout=12.0)
@@ -337,7 +338,7 @@ def test_grade_push_refuses_the_class_as_grade_yml_does(a_class, capsys):
 
 @pytest.mark.parametrize(("variables", "why"), [
     ({"lab_workspace_root": "/" + "w" * 20000},
-     "a poll's answer carrying them is 20208 bytes, more than the 16384 a VM reads"),
+     "a poll's answer carrying them is 20230 bytes, more than the 16384 a VM reads"),
     # the run-wide check reads the first learner's grade_* only; grade.yml gives each host its own
     ({"grade_poll_interval": "often"},
      "argument 'poll_interval' is of type str and we were unable to convert to float: <class 'str'> cannot be "

@@ -12,7 +12,7 @@ from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collec
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.grading import grade, lab_budgets
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.health import check_health
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.labs import LABS
-from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.settings import unknown_lab_message
+from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.settings import MAX_TIME_BUDGET, unknown_lab_message
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.site_defaults import (
     CLUSTER_OPTIONS,
     KUBECONFIG,
@@ -52,9 +52,10 @@ def module_params(options):
 
 def option_problem(params):
     """The first option out of range, as a message, or None."""
-    for name in ("settle_timeout", "poll_interval", "api_timeout", "time_budget"):
-        if params[name] < 0 or params[name] > 600:
-            return f"{name} must be between 0 and 600 seconds, got {params[name]}"
+    for name, highest in (*((name, 600) for name in ("settle_timeout", "poll_interval", "api_timeout")),
+                          ("time_budget", MAX_TIME_BUDGET)):
+        if params[name] < 0 or params[name] > highest:
+            return f"{name} must be between 0 and {highest} seconds, got {params[name]}"
     if params["api_timeout"] == 0:
         return "api_timeout must be more than 0 seconds"
     if params["poll_interval"] == 0 and params["settle_timeout"] > 0:

@@ -33,8 +33,13 @@ def unknown_lab_message(unknown):
 DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 DNS1123_LABEL_MAX = 63
 
-# Run-wide timings: (lowest, highest) seconds; lab_grade's option_problem bounds the first two too.
-RUN_SECONDS = {"grade_settle_timeout": (0, 600), "grade_poll_interval": (0, 600), "grade_task_timeout": (1, 86400)}
+# lab_grade's time_budget at most: an hour. A VM 15-25 times slower than a host (QEMU without
+# hardware acceleration, docs/real-vm.md) needs minutes for what a k3s VM grades within 240 s.
+MAX_TIME_BUDGET = 3600
+# Run-wide timings: (lowest, highest) seconds; lab_grade's option_problem bounds the first two and
+# the budget too.
+RUN_SECONDS = {"grade_settle_timeout": (0, 600), "grade_poll_interval": (0, 600), "grade_task_timeout": (1, 86400),
+               "grade_time_budget": (0, MAX_TIME_BUDGET)}
 RUN_SWITCHES = ("grade_strict", "grade_allow_host_errors")
 
 
@@ -85,6 +90,11 @@ def run_problems(run):
             problems.append(f"{variable} {run[variable]!r} is not a number of seconds from {lowest} to {highest}")
     if seconds.get("grade_poll_interval") == 0 and (seconds.get("grade_settle_timeout") or 0) > 0:
         problems.append("grade_poll_interval must be more than 0 when grade_settle_timeout is set")
+    budget, task = seconds.get("grade_time_budget"), seconds.get("grade_task_timeout")
+    if budget is not None and task is not None and budget >= task:
+        # Ansible ends the task at its timeout: the host would be an ERROR without its findings.
+        problems.append(f"grade_time_budget {run['grade_time_budget']!r} must be less than grade_task_timeout "
+                        f"{run['grade_task_timeout']!r}: the grading would be ended before it reports")
     # Imported here: runner.py imports this module, and the recorder and the learner's `lab check`
     # import runner.py where ansible-core may not be installed (tests/labworld/test_record.py).
     from ansible.module_utils.parsing.convert_bool import BOOLEANS
