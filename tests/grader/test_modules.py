@@ -24,6 +24,7 @@ def run(name, args, capsys):
 @pytest.mark.parametrize(("args", "message"), [
     ({"settle_timeout": -1}, "settle_timeout must be between 0 and 600 seconds, got -1.0"),
     ({"api_timeout": 0}, "api_timeout must be more than 0 seconds"),
+    ({"time_budget": 3601}, "time_budget must be between 0 and 3600 seconds, got 3601.0"),
     ({"poll_interval": 0}, "poll_interval must be more than 0 when settle_timeout is set"),
     ({"lang": "fr"}, "value of lang must be one of: en, ja, ko, got: fr"),
     ({"max_file_bytes": "lots"}, "argument 'max_file_bytes' is of type str and we were unable to convert to int"),

@@ -6,10 +6,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from pathlib import Path
 
+import yaml
 from ansible.parsing.dataloader import DataLoader
-from ansible_collections.gitops_lab.grader.plugins.plugin_utils.grading_run import class_settings, run_hosts
+from ansible.template import Templar, trust_as_template
+from ansible_collections.gitops_lab.grader.plugins.plugin_utils.grading_run import class_settings, grading_options, run_hosts
 
+REPO = Path(__file__).parents[2]
 GROUPS = {"all": ["localhost", "learner01", "learner02", "learner03", "other"], "ungrouped": ["other"],
           "learners": ["learner03", "learner01", "learner02"]}
 
@@ -65,3 +69,21 @@ def test_each_hosts_settings_read_once_and_the_run_wide_ones_as_the_first_learne
 def test_a_run_without_hosts_has_the_defaults():
     assert class_settings(CountingHostvars({}), []) == {"hosts": {}, "sites": {}, "addresses": {}, "run": {},
                                                         "report_lang": "en"}
+
+
+def test_a_pushing_vm_is_told_what_grade_yml_gives_lab_grade():
+    """grade-push tells each VM grading_options; grade.yml's task gives lab_grade its arguments:
+    the same options, each from the same variable with the same default (grade_time_budget was
+    grade.yml's alone)."""
+    play = yaml.safe_load((REPO / "playbooks" / "grade.yml").read_text())
+    task = next(task for p in play for task in p.get("tasks", []) if "gitops_lab.grader.lab_grade" in task)
+    # labs: its filter is grading_options' enrolled_labs; labs_as_json shapes only what Ansible returns
+    arguments = {name: value for name, value in task["gitops_lab.grader.lab_grade"].items()
+                 if name not in ("labs", "labs_as_json")}
+    assert set(arguments) | {"labs"} == set(grading_options({}))
+    for variables in ({}, {"grade_settle_timeout": 12, "grade_poll_interval": 2, "grade_time_budget": 1500,
+                           "lab_lang": "ko"}):
+        templar = Templar(loader=DataLoader(), variables=variables)
+        told = grading_options(variables)
+        assert {name: str(templar.template(trust_as_template(value))) for name, value in arguments.items()} == {
+            name: str(told[name]) for name in arguments}

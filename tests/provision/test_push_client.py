@@ -109,6 +109,16 @@ def test_the_push_client_is_installed_once_and_its_command_pushes_with_the_token
         "learner01": hashlib.sha256(new.encode()).hexdigest()}
 
 
+
+def test_the_units_timeout_leaves_room_for_the_classs_grading_budget(tmp_path):
+    """A VM graded with grade_time_budget 1500 (QEMU without acceleration, docs/real-vm.md) would be
+    ended by systemd at 360 s, its budget's first quarter, and never push."""
+    rc, output, _ = provision(tmp_path, f"http://127.0.0.1:{free_port()}", grade_time_budget=1500)
+    assert rc == 0, output
+    service = (tmp_path / "vm" / "etc" / "systemd" / "system" / "lab-grade-push.service").read_text()
+    assert "\nTimeoutStartSec=1620\n" in service
+
+
 def test_an_https_collector_needs_the_classs_certificate_which_the_vm_then_pins(tmp_path):
     url = "https://10.0.0.5:8443"
     rc, output, _ = provision(tmp_path, url)
