@@ -288,6 +288,8 @@ def test_commit_ids_become_templates_of_the_rebuilt_commits(fake_api, tmp_path):
      "labworld: error: kubeconfig: the kubeconfig /nonexistent/kubeconfig does not exist"),
     (["--lab", "cgoa-ci", "--api-timeout", "0"],
      "labworld: error: --api-timeout must be more than 0 and at most 600 seconds"),
+    (["--lab", "cgoa-ci", "--time-budget", "3601"],
+     "labworld: error: --time-budget must be more than 0 and at most 3600 seconds"),
     (["--lab", "cgoa-ci", "--workspace-root", "root"], "labworld: error: --workspace-root must be an absolute path"),
     (["--lab", "cgoa-ci", "--probe-replay", "/nonexistent/probes.json"],
      "labworld: error: --probe-replay /nonexistent/probes.json: No such file or directory"),

@@ -80,3 +80,23 @@ def test_record_playbook_and_grading_the_replay_give_the_vms_report(tmp_path, se
     assert any(line.startswith("== cgoa-ci") for line in original)
     grades = json.loads((tmp_path / "replay-reports" / "latest" / "grades.json").read_text())
     assert {record["lab"] for record in grades["records"]} == {"capa-src", "cgoa-ci"}
+
+
+def test_the_recorder_gets_the_classs_grading_budget(tmp_path, served):
+    """A VM graded with grade_time_budget (a slow VM) was recorded within 240 s: its probes cut short
+    where grading them was not. An out-of-range budget shows the variable reaches the recorder."""
+    vms = tmp_path / "vms"
+    materialize(WORLDS / "demo/both-mistakes.yaml", "learner03", vms, served(vms))
+    vm = vms / "learner03"
+    inventory = tmp_path / "class.yml"
+    inventory.write_text(yaml.safe_dump({"learners": {
+        "hosts": {"learner03": {"lab_enrolled": ["capa-src"], "grade_time_budget": 3601}},
+        "vars": {"ansible_connection": "local", "ansible_python_interpreter": sys.executable,
+                 "lab_grader_python": sys.executable, "lab_workspace_root": str(vm / "root"),
+                 "lab_bare_root": str(vm / "srv" / "bare"), "lab_grader_kubeconfig": str(vm / "kubeconfig"),
+                 "lab_k3s_kubeconfig": str(vm / "kubeconfig")}}}))
+    result = subprocess.run([PLAYBOOK, "-i", str(inventory), "playbooks/record.yml", "-e",
+                             f"record_dir={tmp_path / 'recorded'}"], cwd=REPO_ROOT, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 2, result.stdout[-3000:]
+    assert "labworld: error: --time-budget must be more than 0 and at most 3600 seconds" in result.stdout
