@@ -1,13 +1,17 @@
-"""Harness for tests against the real local control plane (controlplane/cp): the Plane helper
-(kubectl, git, waits, recording) and bounded waiting. Imported by conftest.py and the tests."""
+"""Harness for tests against the real local control plane (controlplane/cp): a plane started
+for a session (started_plane), the Plane helper (kubectl, git, waits, recording) and bounded
+waiting. Imported by conftest.py, the tests and benchmarks/bench_probes.py."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import shutil
 import subprocess
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,9 +19,16 @@ from typing import Any
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.collect import Site
 from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.solutions.machine import Machine, SolveError, wait_for
 
+CP = Path(__file__).resolve().parents[2] / "controlplane" / "cp"
+UP_TIMEOUT = int(os.environ.get("LAB_CP_FIXTURE_UP_TIMEOUT", "5400"))
+
 
 class Timeout(AssertionError):
     pass
+
+
+class PlaneNotUp(Exception):
+    """`cp up` failed; the message has the end of its output."""
 
 
 def wait_until(desc: str, fn: Callable[[], Any], timeout: float, interval: float = 1.0) -> Any:
@@ -189,3 +200,49 @@ def parse_kv(text: str) -> dict[str, str]:
         if m:
             out[m.group(1)] = m.group(2)
     return out
+
+
+@contextlib.contextmanager
+def started_plane(reuse: bool = False, record_dir: Path | None = None) -> Iterator[Plane]:
+    """`controlplane/cp up` under a temporary state root, `cp down` at the end; with `reuse`, the
+    plane already up under LAB_CP_ROOT (left running)."""
+    tmp = Path(tempfile.mkdtemp(prefix="lab-cp-tests-"))
+    env = dict(os.environ)
+    if reuse:
+        root = Path(env.get("LAB_CP_ROOT", "/tmp/lab-controlplane"))
+    else:
+        root = tmp / "plane"
+        env["LAB_CP_ROOT"] = str(root)
+    env.setdefault("LAB_CP_BARE", str(root / "bare"))
+    if not reuse:
+        proc = subprocess.run([str(CP), "up"], capture_output=True, text=True, env=env, timeout=UP_TIMEOUT)
+        if proc.returncode != 0:
+            subprocess.run([str(CP), "down"], capture_output=True, text=True, env=env, timeout=180)
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise PlaneNotUp(f"cp up failed ({proc.returncode}):\n{proc.stderr[-6000:]}")
+        info = parse_kv(proc.stdout)
+    else:
+        info = {
+            "KUBECONFIG": str(root / "kubeconfig"),
+            "KUBECONFIG_ARGOCD": str(root / "kubeconfig-argocd"),
+            "BARE_ROOT": env["LAB_CP_BARE"],
+            "BIN": (root / "bin").read_text().strip(),
+        }
+    work = tmp / "work"
+    work.mkdir()
+    plane = Plane(
+        root=root,
+        kubeconfig=Path(info["KUBECONFIG"]),
+        kubeconfig_argocd=Path(info["KUBECONFIG_ARGOCD"]),
+        bare_root=Path(info["BARE_ROOT"]),
+        bin_dir=Path(info["BIN"]),
+        work=work,
+        record_dir=record_dir,
+        env={**env, "PATH": f"{info['BIN']}:{env.get('PATH', '')}", "GIT_TERMINAL_PROMPT": "0"},
+    )
+    try:
+        yield plane
+    finally:
+        if not reuse:
+            subprocess.run([str(CP), "down"], capture_output=True, text=True, env=env, timeout=180)
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -106,10 +106,15 @@ def plane_path(plane: Plane):
         os.environ["PATH"] = saved
 
 
+def plane_tools(plane: Plane) -> dict[str, str]:
+    """Site's helm and kustomize: the plane's builds, which its repo-server runs."""
+    return {"helm_binary": str(plane.bin_dir / "helm"), "kustomize_binary": str(plane.bin_dir / "kustomize")}
+
+
 def grade_learner(learner: Learner, settle_seconds: float = 90) -> tuple[dict, dict[str, dict]]:
     plane = learner.plane
     site = Site(bare_root=str(plane.bare_root), workspace_root=str(learner.root / "root"),
-                k3s_kubeconfig=str(plane.kubeconfig))
+                k3s_kubeconfig=str(plane.kubeconfig), **plane_tools(plane))
     lab = LABS[learner.lab]
     with plane_path(plane):
         result = grade(lab, collector(lab, site, str(plane.kubeconfig), timeout=15), "en",
