@@ -28,10 +28,18 @@ from benchmarks import bench_class  # puts the grader's collection on sys.path (
 CONTROLPLANE_TESTS = Path(bench_class.__file__).resolve().parents[1] / "tests" / "controlplane"
 
 
+def fresh_call():
+    """A VM grades each time in a new process (a module call): no chart rendered by an earlier
+    round is remembered."""
+    from ansible_collections.gitops_lab.grader.plugins.module_utils.labgrader.checks import repo_server
+    repo_server._memo.clear()
+
+
 def real_rounds(learner, rounds):
     from labflow import grade_learner
     seconds = []
     for _ in range(rounds):
+        fresh_call()
         began = time.monotonic()
         _, checks = grade_learner(learner, settle_seconds=0)
         seconds.append(time.monotonic() - began)
@@ -54,6 +62,7 @@ def replayed_rounds(learner, rounds, work):
     from labworld.server import make_server
 
     plane, world = learner.plane, work / f"{learner.lab}.yaml"
+    work.mkdir()
     with plane_path(plane):
         code = labworld_main(["record", "--lab", learner.lab, "--out", str(world), "--kubeconfig", str(plane.kubeconfig),
                               "--k3s-kubeconfig", str(plane.kubeconfig), "--workspace-root", str(learner.root / "root"),
@@ -71,6 +80,7 @@ def replayed_rounds(learner, rounds, work):
                     k3s_kubeconfig=str(host / "kubeconfig"), probe_replay=str(host / "probes.json"), **plane_tools(plane))
         lab = LABS[learner.lab]
         for _ in range(rounds):
+            fresh_call()
             began = time.monotonic()
             result = grade(lab, collector(lab, site, str(host / "kubeconfig"), timeout=5), "en", 0, 1)
             seconds.append(time.monotonic() - began)
