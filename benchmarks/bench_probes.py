@@ -10,7 +10,7 @@ each lab is reset and solved on a fresh learner (playbooks/reset.yml, solve.yml)
 learner's scripts against its server-side dry-run (real). The solved learner is then recorded
 (`python -m labworld record`), materialized on the fake API server and graded the same number of
 times with the recorded probe results (replayed: what bench_class and bench_push measure).
-Printed per lab: each round's wall seconds, and the load before and after."""
+Printed per lab: each round's wall seconds; and the load before the plane starts and at the end."""
 
 from __future__ import annotations
 

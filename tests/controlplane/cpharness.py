@@ -215,12 +215,15 @@ def started_plane(reuse: bool = False, record_dir: Path | None = None) -> Iterat
         env["LAB_CP_ROOT"] = str(root)
     env.setdefault("LAB_CP_BARE", str(root / "bare"))
     if not reuse:
-        proc = subprocess.run([str(CP), "up"], capture_output=True, text=True, env=env, timeout=UP_TIMEOUT)
-        if proc.returncode != 0:
+        try:
+            proc = subprocess.run([str(CP), "up"], capture_output=True, text=True, env=env, timeout=UP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            proc = subprocess.CompletedProcess([str(CP), "up"], "timeout", "", f"no answer in {UP_TIMEOUT} s")
+        info = parse_kv(proc.stdout)
+        if proc.returncode != 0 or not {"KUBECONFIG", "KUBECONFIG_ARGOCD", "BARE_ROOT", "BIN"} <= set(info):
             subprocess.run([str(CP), "down"], capture_output=True, text=True, env=env, timeout=180)
             shutil.rmtree(tmp, ignore_errors=True)
             raise PlaneNotUp(f"cp up failed ({proc.returncode}):\n{proc.stderr[-6000:]}")
-        info = parse_kv(proc.stdout)
     else:
         info = {
             "KUBECONFIG": str(root / "kubeconfig"),

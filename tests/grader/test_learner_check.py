@@ -176,6 +176,23 @@ def test_a_broken_settings_file_is_a_clear_message(tmp_path):
     assert (code, out.splitlines()[0]) == (2, f"設定ファイル {config} を使えません: unknown settings token")
 
 
+
+@pytest.mark.parametrize(("seconds", "first_line"), [
+    # provisioned with -e grade_time_budget=1500: a string, which lab check read as text (a traceback)
+    ({"time_budget": "1500", "settle_timeout": "0"}, "capa-src  Argo CD sources: Helm, Kustomize, waves and hooks  "),
+    ({"time_budget": "soon"}, "the settings file {config} cannot be used: time_budget must be a number of seconds, "
+                              "got 'soon'"),
+    ({"time_budget": 4000}, "the settings file {config} cannot be used: time_budget must be between 0 and 3600 "
+                            "seconds, got 4000.0"),
+])
+def test_seconds_in_the_settings_are_numbers_or_a_clear_message(half_done, tmp_path, seconds, first_line):
+    config = write_config(half_done, tmp_path)
+    config.write_text(json.dumps({**json.loads(config.read_text()), **seconds}))
+    code, out = lab_check(config)
+    assert out.splitlines()[0].startswith(first_line.format(config=config)), out
+    assert code == (2 if "cannot be used" in first_line else 1)
+
+
 def test_a_broken_vm_is_not_the_learners_failure(fake_api, tmp_path):
     host = fake_api.world("capa-src/broken-cluster.yaml")
     code, out = lab_check(write_config(host, tmp_path, lang="ja"))

@@ -50,10 +50,15 @@ def test_a_relative_root_or_a_bad_namespace_is_the_runs_problem():
     ({"grade_settle_timeout": "abc"}, "grade_settle_timeout 'abc' is not a number of seconds from 0 to 600"),
     ({"grade_settle_timeout": "-5"}, "grade_settle_timeout '-5' is not a number of seconds from 0 to 600"),
     ({"grade_task_timeout": "0"}, "grade_task_timeout '0' is not a number of seconds from 1 to 86400"),
-    ({"grade_time_budget": "4000"}, "grade_time_budget '4000' is not a number of seconds from 0 to 3600"),
-    # Ansible would end the task first: the host an ERROR without its findings
+    ({"grade_time_budget": "4000"}, "grade_time_budget '4000' is not a number of seconds from 1 to 3600"),
+    ({"grade_time_budget": "0"}, "grade_time_budget '0' is not a number of seconds from 1 to 3600"),
+    # Ansible would end the task first (the module's start comes before its clock): an ERROR host
     ({"grade_time_budget": "1500", "grade_task_timeout": 300},
-     "grade_time_budget '1500' must be less than grade_task_timeout 300: the grading would be ended before it reports"),
+     "grade_time_budget '1500' must be at least 60 s less than grade_task_timeout 300: the grading would be ended "
+     "before it reports"),
+    ({"grade_time_budget": 250, "grade_task_timeout": "300"},
+     "grade_time_budget 250 must be at least 60 s less than grade_task_timeout '300': the grading would be ended "
+     "before it reports"),
     ({"grade_poll_interval": "0", "grade_settle_timeout": "30"},
      "grade_poll_interval must be more than 0 when grade_settle_timeout is set"),
     ({"grade_strict": "ture"}, "grade_strict 'ture' is not a boolean (true or false)"),

@@ -302,7 +302,8 @@ class BusyCollector(http.server.BaseHTTPRequestHandler):
 
 @pytest.mark.parametrize(("busy", "answer", "pushes"), [
     (2, (202, "learner01: graded\n"), 3),
-    (push.BUSY_RETRIES + 1, (503, "the collector is busy: push again in a few seconds\n"), push.BUSY_RETRIES + 1),
+    (push.BUSY_RETRIES + 1, (503, "the collector is busy: push again in a few seconds (kept: sent again at the next "
+                                  "timer run)"), push.BUSY_RETRIES + 1),
 ])
 def test_a_push_the_busy_collector_refuses_is_sent_again_without_grading_again(busy, answer, pushes, tmp_path):
     """1,000 VMs at a run's opening: a push told 503 is sent again, the same result, after a
@@ -327,12 +328,17 @@ def test_a_push_the_busy_collector_refuses_is_sent_again_without_grading_again(b
 
 
 
+def serving(handler):
+    """`handler` serving on loopback: (its URL, its server)."""
+    httpd = http.server.HTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{httpd.server_address[1]}", httpd
+
+
 def busy_collector(busy):
     """A BusyCollector serving on loopback: (its handler class, its URL, its server)."""
     handler = type("Busy", (BusyCollector,), {"busy": busy, "pushed": []})
-    httpd = http.server.HTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    return handler, f"http://127.0.0.1:{httpd.server_address[1]}", httpd
+    return handler, *serving(handler)
 
 
 def test_a_push_still_refused_is_sent_again_at_the_next_timer_run_not_graded_again(tmp_path):
@@ -355,6 +361,50 @@ def test_a_push_still_refused_is_sent_again_at_the_next_timer_run_not_graded_aga
         httpd.server_close()
     assert gradings == [1] and len(handler.pushed) == 2 * (push.BUSY_RETRIES + 1) + 1 and len(set(handler.pushed)) == 1
     assert state.read_text() == f"{RUN}\n" and not unsent.exists()
+
+
+
+class AnsweringCollector(BusyCollector):
+    """A run open for every host; every push answered `status`."""
+
+    status = 202
+
+    def do_POST(self):
+        type(self).pushed.append(self.rfile.read(int(self.headers["Content-Length"])))
+        self.reply(self.status, b"said\n")
+
+
+@pytest.mark.parametrize(("status", "kept"), [(502, True), (500, True), (401, False), (409, False), (202, False)])
+def test_a_push_a_server_in_trouble_did_not_take_is_kept_and_a_refused_one_forgotten(status, kept, tmp_path):
+    """A proxy's 502 or a collector's 500 may pass: the push waits for the next timer run. A 4xx
+    would be the same answer again: forgotten (the next run grades again), as a kept push is."""
+    handler = type("Answering", (AnsweringCollector,), {"status": status, "pushed": []})
+    url, httpd = serving(handler)
+    unsent = tmp_path / ("push-run" + push.UNSENT_SUFFIX)
+    unsent.write_bytes(push.envelope("learner01", "20261203T000000Z", {"state": "graded"}))  # an earlier run's
+    try:
+        said = push.poll_and_push(url, "learner01", "token", str(tmp_path / "push-run"), lambda options: graded())
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert said == (status, "said (kept: sent again at the next timer run)" if kept else "said\n")
+    assert unsent.exists() == kept and (not kept or unsent.read_bytes() == handler.pushed[0])
+
+
+def test_a_push_that_did_not_reach_the_collector_is_kept(tmp_path, monkeypatch):
+    """The collector answered the poll, then went away (its run's end, a restart)."""
+    monkeypatch.setattr(push, "send_push", lambda *args, **kwargs: (
+        0, "collector http://127.0.0.1:1 not reached: [Errno 111] Connection refused"))
+    state = str(tmp_path / "push-run")
+    url, httpd = serving(type("Open", (BusyCollector,), {"busy": 0, "pushed": []}))
+    try:
+        said = push.poll_and_push(url, "learner01", "token", state, lambda options: graded())
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert said == (0, "collector http://127.0.0.1:1 not reached: [Errno 111] Connection refused (kept: sent again at "
+                       "the next timer run)")
+    assert push.unsent_push(state, "learner01", RUN) == push.envelope("learner01", RUN, graded())
 
 
 @pytest.mark.parametrize("kept", [

@@ -22,6 +22,7 @@ graded (the environment: API server, Argo CD, the grader), which is never the le
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -52,6 +53,9 @@ CONFIG_MAX_BYTES = 64 * 1024
 # Settings the provisioning may write; the rest of lab_grade's options keep their defaults.
 CONFIG_KEYS = ("labs", "lang", "kubeconfig", "k3s_kubeconfig", "argocd_namespace", "gitd_namespace", "bare_root",
                "workspace_root", "settle_timeout", "time_budget", "probe_replay", "helm_binary", "kustomize_binary")
+
+# The settings that are seconds: numbers, or strings that are one (a setting rendered from `-e`).
+SECONDS_KEYS = ("settle_timeout", "time_budget")
 
 EXIT_PASS, EXIT_NOT_YET, EXIT_USAGE, EXIT_ENVIRONMENT = 0, 1, 2, 3
 
@@ -215,9 +219,20 @@ def choose(targets, vm_labs):
 
 
 def check_params(config, labs, lang):
-    """lab_grade's options: its defaults, the provisioned settings, this run's labs and language."""
-    return module_params({**{key: value for key, value in config.items() if key in CONFIG_KEYS},
-                          "labs": labs, "lang": lang})
+    """lab_grade's options: its defaults, the provisioned settings (seconds as numbers where they
+    are one), this run's labs and language."""
+    params = module_params({**{key: value for key, value in config.items() if key in CONFIG_KEYS},
+                            "labs": labs, "lang": lang})
+    for key in SECONDS_KEYS:
+        with contextlib.suppress(TypeError, ValueError):
+            params[key] = float(params[key])
+    return params
+
+
+def params_problem(params):
+    """option_problem's message, or a setting of seconds that is not a number."""
+    wrong = next((key for key in SECONDS_KEYS if not isinstance(params[key], float)), None)
+    return f"{wrong} must be a number of seconds, got {params[wrong]!r}" if wrong else option_problem(params)
 
 
 def step_lines(step, lang):
@@ -295,7 +310,7 @@ def run(argv, environ=os.environ, out=sys.stdout, err=sys.stderr):
         print(pick(COMMAND_TEXTS["usage"], lang), file=out)
         return EXIT_USAGE
     params = check_params(config, labs, lang)
-    problem = option_problem(params)
+    problem = params_problem(params)
     if problem:
         print(pick(PROBLEMS["bad_config"], lang).format(path=args.config, detail=problem), file=out)
         return EXIT_USAGE

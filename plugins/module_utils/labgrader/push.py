@@ -34,7 +34,7 @@ MAX_PUSH_BYTES = 512 * 1024
 PUSH_TIMEOUT = 10
 POLL_TIMEOUT = 5  # a poll is one small answer; the timer polls again 5-10 s later
 # What the VM reads of any answer. A poll's is one line carrying the host's grading options (the
-# labs, the language, timings and the lab_* site paths: 182 bytes for a host of inventory/class);
+# labs, the language, timings and the lab_* site paths: about 200 bytes for a host of inventory/class);
 # grade-push refuses to open a run whose answer to a host would be longer (grade_push.py).
 MAX_ANSWER_BYTES = 16 * 1024
 # A push told 503 "busy" (the collector reads at most 64 at once: 1,000 VMs' timers bunch up when a
@@ -43,7 +43,8 @@ MAX_ANSWER_BYTES = 16 * 1024
 # docs/performance.md).
 BUSY_RETRIES = 3
 BUSY_WAIT_SECONDS = (1.0, 3.0)
-# Still busy after those, or not reached: the request is kept beside the state file and sent again
+# Still busy after those, another answer of a server in trouble (5xx: a proxy's 502, 504), or not
+# reached: the request is kept beside the state file and sent again
 # at the timer's next run, not graded again (a learner's grading is ~9 s on a VM, nearly all of it
 # cgoa-ci's probes; 1,000 VMs made 1,997 gradings for 769 pushes kept in 60 s when each refused
 # push was graded again, docs/performance.md).
@@ -188,8 +189,12 @@ def unsent_push(state_file, host, run):
 
 
 def keep_unsent(state_file, body):
-    with contextlib.suppress(OSError):  # not kept: the next timer run grades again
+    """True when kept; not kept (the file cannot be written), the next timer run grades again."""
+    try:
         replace_file(state_file + UNSENT_SUFFIX, body)
+    except OSError:
+        return False
+    return True
 
 
 def forget_unsent(state_file):
@@ -200,10 +205,11 @@ def forget_unsent(state_file):
 def poll_and_push(collector_url, host, token, state_file, grade, cafile=None, wait=time.sleep):
     """One run of the VM's timer: poll, and only when the open run is not the one last pushed for
     (`state_file`), grade (`grade(options)`: the host's lab_grade result with the options the
-    poll's answer carried) and push it for that run (push_result: again while the collector is
-    busy, `wait` between). A push still refused as busy, or not reached, is kept and sent again
-    at the next timer run of the same run instead of grading again (UNSENT_SUFFIX). Returns (HTTP
-    status, message) of the last request; never raises for the network's sake."""
+    poll's answer carried) and push it for that run (send_push: again while the collector is
+    busy, `wait` between). A push still refused as busy (or any 5xx), or not reached, is kept
+    and sent again at the next timer run of the same run instead of grading again
+    (UNSENT_SUFFIX). Returns (HTTP status, message) of the last request, the message saying when
+    the push is kept; never raises for the network's sake."""
     run, options, status, message = poll_run(collector_url, host, token, cafile)
     if run is None:
         return status, message
@@ -214,9 +220,9 @@ def poll_and_push(collector_url, host, token, state_file, grade, cafile=None, wa
     status, message = send_push(collector_url, host, token, body, cafile, wait=wait)
     if status in (202, 422):  # the collector kept the host's record for this run (422: as ERROR)
         remember_run(state_file, run)
-    if status in (0, 503):
-        if kept is None:
-            keep_unsent(state_file, body)
+    if status == 0 or status >= 500:
+        if kept is not None or keep_unsent(state_file, body):
+            message = f"{message.rstrip()} (kept: sent again at the next timer run)"
     else:  # kept, or refused for a reason sending it again would not change
         forget_unsent(state_file)
     return status, message

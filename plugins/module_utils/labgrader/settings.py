@@ -39,7 +39,10 @@ MAX_TIME_BUDGET = 3600
 # Run-wide timings: (lowest, highest) seconds; lab_grade's option_problem bounds the first two and
 # the budget too.
 RUN_SECONDS = {"grade_settle_timeout": (0, 600), "grade_poll_interval": (0, 600), "grade_task_timeout": (1, 86400),
-               "grade_time_budget": (0, MAX_TIME_BUDGET)}
+               "grade_time_budget": (1, MAX_TIME_BUDGET)}
+# Seconds grade.yml's task needs beyond the grading's budget: the module's transfer and the
+# interpreter's start come before its clock starts (tens of seconds on a slow VM).
+TASK_MARGIN = 60
 RUN_SWITCHES = ("grade_strict", "grade_allow_host_errors")
 
 
@@ -91,10 +94,10 @@ def run_problems(run):
     if seconds.get("grade_poll_interval") == 0 and (seconds.get("grade_settle_timeout") or 0) > 0:
         problems.append("grade_poll_interval must be more than 0 when grade_settle_timeout is set")
     budget, task = seconds.get("grade_time_budget"), seconds.get("grade_task_timeout")
-    if budget is not None and task is not None and budget >= task:
+    if budget is not None and task is not None and budget + TASK_MARGIN > task:
         # Ansible ends the task at its timeout: the host would be an ERROR without its findings.
-        problems.append(f"grade_time_budget {run['grade_time_budget']!r} must be less than grade_task_timeout "
-                        f"{run['grade_task_timeout']!r}: the grading would be ended before it reports")
+        problems.append(f"grade_time_budget {run['grade_time_budget']!r} must be at least {TASK_MARGIN} s less than "
+                        f"grade_task_timeout {run['grade_task_timeout']!r}: the grading would be ended before it reports")
     # Imported here: runner.py imports this module, and the recorder and the learner's `lab check`
     # import runner.py where ansible-core may not be installed (tests/labworld/test_record.py).
     from ansible.module_utils.parsing.convert_bool import BOOLEANS
