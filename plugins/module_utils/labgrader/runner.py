@@ -52,7 +52,7 @@ def module_params(options):
 
 def option_problem(params):
     """The first option out of range, as a message, or None."""
-    for name, highest in (*((name, 600) for name in ("settle_timeout", "poll_interval", "api_timeout")),
+    for name, highest in (("settle_timeout", 600), ("poll_interval", 600), ("api_timeout", 600),
                           ("time_budget", MAX_TIME_BUDGET)):
         if params[name] < 0 or params[name] > highest:
             return f"{name} must be between 0 and {highest} seconds, got {params[name]}"
